@@ -1,0 +1,24 @@
+"""Joint sets (topologies), conversions between them, skeleton geometry and normalization."""
+
+from . import topologies as _topologies  # noqa: F401  (registers the built-in joint sets)
+from .contact import foot_contacts, foot_sliding_speed, sliding_speeds
+from .geometry import (
+    bone_directions,
+    bone_lengths,
+    forward_kinematics,
+    mean_pose,
+    mean_pose_bone_lengths,
+    root_centred,
+)
+from .mapping import mapping_matrix, to_ntu25
+from .normalize import MODEL_FRAMES, Normalization, normalize, resample
+from .topologies import COCO17, KINECT_V1_20, NTU25, UIPRMD22
+from .topology import Topology, get_topology, register_topology, topology_for_joint_count, topology_names
+
+__all__ = [
+    "COCO17", "KINECT_V1_20", "MODEL_FRAMES", "NTU25", "UIPRMD22", "Normalization", "Topology",
+    "bone_directions", "bone_lengths", "foot_contacts", "foot_sliding_speed", "forward_kinematics",
+    "get_topology", "mapping_matrix", "mean_pose", "mean_pose_bone_lengths", "normalize",
+    "register_topology", "resample", "root_centred", "sliding_speeds", "to_ntu25",
+    "topology_for_joint_count", "topology_names",
+]

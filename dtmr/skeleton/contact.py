@@ -1,0 +1,68 @@
+"""Foot-ground contact and foot sliding.
+
+A contact joint (the ankle and toe joints of `Topology.feet`) touches the ground on a frame when it is
+within `height_threshold` of the clip's ground level and its vertical speed is below
+`vertical_speed_threshold`. The ground level is a low percentile of all contact-joint heights of the
+clip (y is up), which tolerates a tilted or offset camera and a few noisy frames. Foot sliding is the
+horizontal (x, z) speed of a contact joint on its contact frames: zero for a planted foot.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .topology import Topology, get_topology
+
+HEIGHT_THRESHOLD = 0.05  # m above the ground level
+VERTICAL_SPEED_THRESHOLD = 0.3  # m/s
+GROUND_PERCENTILE = 5.0
+
+
+def joint_speeds(positions: np.ndarray, fps: float) -> np.ndarray:
+    """(T, ..., 3) -> (T, ..., 3) per-frame velocity in m/s (central differences, one-sided at the ends)."""
+    positions = np.asarray(positions, dtype=np.float32)
+    if positions.shape[0] < 2:
+        return np.zeros_like(positions)
+    return (np.gradient(positions, axis=0) * fps).astype(np.float32)
+
+
+def ground_height(joints: np.ndarray, topology: str | Topology) -> float:
+    topo = get_topology(topology)
+    heights = np.asarray(joints)[:, topo.contact_joints, 1]
+    heights = heights[np.isfinite(heights)]
+    return float(np.percentile(heights, GROUND_PERCENTILE)) if heights.size else float("nan")
+
+
+def foot_contacts(
+    joints: np.ndarray,
+    topology: str | Topology,
+    fps: float,
+    height_threshold: float = HEIGHT_THRESHOLD,
+    vertical_speed_threshold: float = VERTICAL_SPEED_THRESHOLD,
+) -> np.ndarray:
+    """(T, C) bool: contact of each joint of `topology.contact_joints` on each frame."""
+    topo = get_topology(topology)
+    feet = np.asarray(joints, dtype=np.float32)[:, topo.contact_joints]
+    ground = ground_height(joints, topo)
+    vel = joint_speeds(feet, fps)
+    with np.errstate(invalid="ignore"):
+        low = (feet[..., 1] - ground) < height_threshold
+        still = np.abs(vel[..., 1]) < vertical_speed_threshold
+    return low & still
+
+
+def sliding_speeds(joints: np.ndarray, topology: str | Topology, fps: float) -> np.ndarray:
+    """(T, C) horizontal speed (m/s) of each contact joint, NaN where it is not in contact."""
+    topo = get_topology(topology)
+    feet = np.asarray(joints, dtype=np.float32)[:, topo.contact_joints]
+    vel = joint_speeds(feet, fps)
+    horizontal = np.linalg.norm(vel[..., [0, 2]], axis=-1)
+    contact = foot_contacts(joints, topo, fps)
+    return np.where(contact, horizontal, np.nan).astype(np.float32)
+
+
+def foot_sliding_speed(joints: np.ndarray, topology: str | Topology, fps: float) -> float:
+    """Mean horizontal speed (m/s) of the contact joints over their contact frames (0 when none)."""
+    speeds = sliding_speeds(joints, topology, fps)
+    speeds = speeds[np.isfinite(speeds)]
+    return float(speeds.mean()) if speeds.size else 0.0
