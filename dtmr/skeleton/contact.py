@@ -1,10 +1,13 @@
 """Foot-ground contact and foot sliding.
 
 A contact joint (the ankle and toe joints of `Topology.feet`) touches the ground on a frame when it is
-within `height_threshold` of the clip's ground level and its vertical speed is below
-`vertical_speed_threshold`. The ground level is a low percentile of all contact-joint heights of the
-clip (y is up), which tolerates a tilted or offset camera and a few noisy frames. Foot sliding is the
-horizontal (x, z) speed of a contact joint on its contact frames: zero for a planted foot.
+within `height_threshold` of its own resting height and its vertical speed is below
+`vertical_speed_threshold`. A joint's resting height is a low percentile of its heights over the clip
+(y is up), so an ankle that rests 8 cm above the floor is handled like a toe resting at 2 cm, and an
+offset camera or a few noisy frames do not matter; a joint whose resting height is more than
+`MAX_REST_HEIGHT` above the clip's lowest contact joint never touches the ground (a leg held up for the
+whole clip). Foot sliding is the horizontal (x, z) speed of a contact joint on its contact frames:
+zero for a planted foot.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from .topology import Topology, get_topology
 HEIGHT_THRESHOLD = 0.05  # m above the ground level
 VERTICAL_SPEED_THRESHOLD = 0.3  # m/s
 GROUND_PERCENTILE = 5.0
+MAX_REST_HEIGHT = 0.15  # m above the lowest contact joint
 
 
 def joint_speeds(positions: np.ndarray, fps: float) -> np.ndarray:
@@ -26,11 +30,19 @@ def joint_speeds(positions: np.ndarray, fps: float) -> np.ndarray:
     return (np.gradient(positions, axis=0) * fps).astype(np.float32)
 
 
-def ground_height(joints: np.ndarray, topology: str | Topology) -> float:
+def resting_heights(joints: np.ndarray, topology: str | Topology) -> np.ndarray:
+    """(C,) resting height of each contact joint; NaN for a joint that never rests on the ground."""
     topo = get_topology(topology)
-    heights = np.asarray(joints)[:, topo.contact_joints, 1]
-    heights = heights[np.isfinite(heights)]
-    return float(np.percentile(heights, GROUND_PERCENTILE)) if heights.size else float("nan")
+    heights = np.asarray(joints, dtype=np.float32)[:, topo.contact_joints, 1]
+    rest = np.full(heights.shape[1], np.nan, dtype=np.float32)
+    for c in range(heights.shape[1]):
+        h = heights[:, c]
+        h = h[np.isfinite(h)]
+        if h.size:
+            rest[c] = np.percentile(h, GROUND_PERCENTILE)
+    if np.isfinite(rest).any():
+        rest[rest - np.nanmin(rest) > MAX_REST_HEIGHT] = np.nan
+    return rest
 
 
 def foot_contacts(
@@ -43,10 +55,10 @@ def foot_contacts(
     """(T, C) bool: contact of each joint of `topology.contact_joints` on each frame."""
     topo = get_topology(topology)
     feet = np.asarray(joints, dtype=np.float32)[:, topo.contact_joints]
-    ground = ground_height(joints, topo)
+    rest = resting_heights(joints, topo)
     vel = joint_speeds(feet, fps)
     with np.errstate(invalid="ignore"):
-        low = (feet[..., 1] - ground) < height_threshold
+        low = (feet[..., 1] - rest) < height_threshold
         still = np.abs(vel[..., 1]) < vertical_speed_threshold
     return low & still
 

@@ -1,0 +1,48 @@
+import numpy as np
+import pytest
+
+from dtmr.skeleton import NTU25, Topology, get_topology, topology_for_joint_count, topology_names
+from dtmr.skeleton.topology import CENTRE, LEFT, RIGHT
+
+
+def test_registry_holds_the_four_joint_sets():
+    assert topology_names() == ["coco17", "kinect_v1_20", "ntu25", "uiprmd22"]
+    assert [get_topology(n).num_joints for n in ("ntu25", "kinect_v1_20", "uiprmd22", "coco17")] == [25, 20, 22, 17]
+    assert topology_for_joint_count(20).name == "kinect_v1_20"
+
+
+def test_unknown_topology_names_the_known_ones():
+    with pytest.raises(KeyError, match="ntu25"):
+        get_topology("smpl24")
+
+
+@pytest.mark.parametrize("name", ["ntu25", "kinect_v1_20", "uiprmd22", "coco17"])
+def test_every_topology_is_a_tree_with_consistent_maps(name):
+    t = get_topology(name)
+    assert len(t.bones) == t.num_joints - 1
+    seen = set()
+    for j in t.order:  # parents before children
+        assert t.parents[j] < 0 or t.parents[j] in seen
+        seen.add(j)
+    # the mirror map is an involution that swaps sides
+    for j, m in enumerate(t.mirror):
+        assert t.mirror[m] == j
+        assert t.sides[m] == -t.sides[j]
+    assert t.sides[t.left_hip] == LEFT and t.sides[t.right_hip] == RIGHT
+    assert np.array_equal(t.adjacency, t.adjacency.T)
+
+
+def test_ntu25_matches_the_pelvis_rooted_convention():
+    # SPEC_NOTES §5.2 convention B, 1-based parents turned 0-based
+    one_based = [0, 1, 21, 3, 21, 5, 6, 7, 21, 9, 10, 11, 1, 13, 14, 15, 1, 17, 18, 19, 2, 8, 8, 12, 12]
+    assert NTU25.parents == tuple(p - 1 for p in one_based)
+    assert NTU25.end_effectors == (19, 15, 23, 24, 21, 22, 3)
+    assert NTU25.contact_joints == (14, 15, 18, 19)
+    assert NTU25.sides[20] == CENTRE and NTU25.mirror[21] == 23
+
+
+def test_invalid_topologies_are_refused():
+    with pytest.raises(ValueError, match="root"):
+        Topology("bad", ("a", "b"), (-1, -1), (), ((1,),), 0, 1)
+    with pytest.raises(ValueError, match="cycle"):
+        Topology("bad", ("a", "b", "c"), (-1, 2, 1), (), ((1,),), 1, 2)
