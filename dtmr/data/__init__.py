@@ -1,5 +1,8 @@
 """Clips, data sets, splits, the quadruplet sampler and the synthetic motion generator."""
 
 from .clip import Clip
+from .quadruplets import QuadrupletSampler
+from .splits import SPLITS, Split, split_indices
+from .synthetic import SYNTHETIC_ACTION_NAMES, generate_clips
 
-__all__ = ["Clip"]
+__all__ = ["SPLITS", "SYNTHETIC_ACTION_NAMES", "Clip", "QuadrupletSampler", "Split", "generate_clips", "split_indices"]

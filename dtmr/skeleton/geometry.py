@@ -24,10 +24,14 @@ def bone_lengths(joints: np.ndarray, topology: str | Topology) -> np.ndarray:
 
 
 def bone_directions(joints: np.ndarray, topology: str | Topology, eps: float = 1e-8) -> np.ndarray:
-    """(..., J-1, 3) unit vectors from parent to child (zero for a zero-length bone)."""
+    """(..., J-1, 3) unit vectors from parent to child: zero for a zero-length bone, NaN for a bone
+    with a missing (NaN) end."""
     vec = bone_vectors(joints, topology)
     norm = np.linalg.norm(vec, axis=-1, keepdims=True)
-    return np.where(norm > eps, vec / np.maximum(norm, eps), 0.0).astype(np.result_type(vec, np.float32))
+    with np.errstate(invalid="ignore"):
+        out = vec / np.maximum(norm, eps)
+        out = np.where(norm <= eps, 0.0, out)
+    return out.astype(np.result_type(vec, np.float32))
 
 
 def forward_kinematics(

@@ -63,3 +63,15 @@ def test_bone_lengths_come_from_the_mean_pose_not_per_frame_average():
     bone = [b for b, (_, c) in enumerate(t.bones) if c == 6][0]
     assert mean_of_lengths[bone] == pytest.approx(1.0)
     assert from_mean_pose[bone] == pytest.approx(0.0)
+
+
+def test_bone_direction_of_a_missing_joint_is_nan_and_of_a_zero_bone_is_zero():
+    pose = np.zeros((20, 3), dtype=np.float32)
+    pose[1] = [0, 1, 0]
+    pose[3] = np.nan
+    d = bone_directions(pose, "kinect_v1_20")
+    t = get_topology("kinect_v1_20")
+    bone_of_child = {c: b for b, (_, c) in enumerate(t.bones)}
+    np.testing.assert_allclose(d[bone_of_child[1]], [0, 1, 0])
+    assert np.isnan(d[bone_of_child[3]]).all()
+    np.testing.assert_allclose(d[bone_of_child[4]], 0.0)  # zero-length bone

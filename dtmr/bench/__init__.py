@@ -1,0 +1,6 @@
+"""Performance measurements, one module per `dtmr bench <what>`.
+
+Each module defines `register(subparsers)`, adding its sub-command with `set_defaults(func=...)`;
+`dtmr/cli/bench_cmd.py` discovers them. Modules import heavy dependencies (torch, h5py) inside their
+handlers, since every module is imported whenever the `dtmr` parser is built.
+"""

@@ -1,0 +1,293 @@
+"""`dtmr data info|import|export|synth`: inspect clip files, build HDF5 clip libraries, export single clips.
+
+Paths: a `.skeleton` file, a folder of them (recursive), an `.npz` data set, an `.h5` library.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from contextlib import closing
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ..errors import DtmrError, InputError
+from ..skeleton import topology_names
+
+if TYPE_CHECKING:
+    from ..io.sources import ClipSource
+
+
+def register(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "data", help="inspect, import, export and synthesize clip data",
+        description="Inspect .skeleton/.npz/.h5 clip data, build HDF5 clip libraries and export clips.",
+    )
+    actions = parser.add_subparsers(dest="data_command", metavar="ACTION", required=True)
+
+    info = actions.add_parser(
+        "info", help="summarize a .skeleton file or folder, an .npz data set or an .h5 library"
+    )
+    info.add_argument("path", metavar="PATH")
+    info.add_argument("--json", action="store_true", help="print a JSON object instead of a summary")
+    info.set_defaults(func=run_info)
+
+    imp = actions.add_parser(
+        "import", help="build an .h5 clip library from .skeleton files/folders and .npz data sets"
+    )
+    imp.add_argument("paths", nargs="+", metavar="PATH")
+    imp.add_argument("-o", "--output", required=True, metavar="OUT.h5")
+    imp.add_argument("--topology", choices=topology_names(),
+                     help="joint set of .npz inputs whose own cannot be told")
+    imp.set_defaults(func=run_import)
+
+    exp = actions.add_parser("export", help="write one clip of a library to .skeleton or .npz")
+    exp.add_argument("library", metavar="LIB.h5")
+    exp.add_argument("--clip", required=True, metavar="ID", help="clip index (0-based) or sample name")
+    exp.add_argument("-o", "--output", required=True, metavar="OUT.skeleton|OUT.npz")
+    exp.set_defaults(func=run_export)
+
+    synth = actions.add_parser("synth", help="write a library of synthetic ntu25 clips")
+    synth.add_argument("-o", "--output", required=True, metavar="OUT.h5")
+    for name in ("subjects", "actions", "repetitions"):
+        synth.add_argument(f"--{name}", type=_positive_int, metavar="N", help="default: the generator's")
+    synth.add_argument("--seed", type=int, metavar="S", help="default: the generator's")
+    synth.set_defaults(func=run_synth)
+
+
+def _positive_int(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+# -- info -----------------------------------------------------------------------------------------------
+def describe(path: str | Path) -> dict:
+    """What `dtmr data info --json` prints: format, clips, topology, label sets, frames per clip, ..."""
+    from ..io.ntu_skeleton import read_skeleton_file
+    from ..io.sources import InMemoryClipSource, open_clip_source
+
+    path = Path(path)
+    skeleton = None
+    if path.is_file() and path.suffix.lower() == ".skeleton":
+        skeleton = read_skeleton_file(path)
+        source = InMemoryClipSource(str(path), "ntu-skeleton", "ntu25", [skeleton.to_clip()])
+    else:
+        progress = _Progress(f"reading {path}")
+        try:
+            source = open_clip_source(path, progress=progress)
+        finally:
+            progress.clear()
+    with closing(source):
+        table = source.metadata_table()
+        summary = {
+            "path": str(path),
+            "format": source.format,
+            "clips": len(source),
+            "topology": source.topology,
+            "subjects": _known(table["subject"]),
+            "actions": _known(table["action"]),
+            "views": _known(table["view"]),
+            "repetitions": _known(table["repetition"]),
+            "frames": table["num_frames"].tolist(),
+            "action_names": source.action_names,
+        }
+    if skeleton is not None:
+        summary["bodies"] = skeleton.body_ids
+        summary["main_body"] = skeleton.main_body_id
+        summary["file_frames"] = skeleton.frame_count
+    return summary
+
+
+def _known(labels) -> list[int]:
+    return sorted({int(v) for v in labels.tolist() if v >= 0})
+
+
+def _ranges(values: list[int]) -> str:
+    """[1, 2, 3, 7] -> "1-3, 7"."""
+    if not values:
+        return "unknown"
+    parts = []
+    start = prev = values[0]
+    for value in values[1:] + [None]:
+        if value is None or value != prev + 1:
+            parts.append(str(start) if start == prev else f"{start}-{prev}")
+            start = value
+        prev = value
+    return ", ".join(parts)
+
+
+def format_summary(summary: dict) -> str:
+    frames = summary["frames"]
+    kind = {"ntu-skeleton": "NTU .skeleton", "npz": ".npz data set", "hdf5": "HDF5 clip library"}[summary["format"]]
+    lines = [f"{summary['path']}: {kind}, {summary['clips']} clip(s), topology {summary['topology']}"]
+    if frames:
+        lines.append(f"  frames: {sum(frames)} in all, {min(frames)}-{max(frames)} per clip "
+                     f"(mean {sum(frames) / len(frames):.1f})")
+    if "bodies" in summary:
+        lines.append(f"  bodies: {len(summary['bodies'])} ({', '.join(map(str, summary['bodies']))}); "
+                     f"main actor {summary['main_body']}; {summary['file_frames']} frames in the file")
+    for key in ("subjects", "actions", "views", "repetitions"):
+        lines.append(f"  {key}: {len(summary[key])} ({_ranges(summary[key])})")
+    if summary["action_names"]:
+        named = [f"{label} {name}" for label, name in enumerate(summary["action_names"]) if name]
+        lines.append(f"  action names: {', '.join(named)}")
+    return "\n".join(lines)
+
+
+def run_info(args) -> int:
+    summary = describe(args.path)
+    print(json.dumps(summary, indent=1) if args.json else format_summary(summary))
+    return 0
+
+
+# -- import ---------------------------------------------------------------------------------------------
+class _Progress:
+    """A counter rewritten in place on stderr, only when stderr is a terminal (so errors stay one line)."""
+
+    def __init__(self, what: str):
+        self.what = what
+        self.shown = 0.0
+        self.enabled = sys.stderr.isatty()
+
+    def __call__(self, done: int, total: int) -> None:
+        now = time.monotonic()
+        if self.enabled and total > 1 and (now - self.shown > 0.2 or done == total):
+            self.shown = now
+            print(f"\r{self.what}: {done}/{total}", end="", file=sys.stderr, flush=True)
+
+    def clear(self) -> None:
+        if self.shown:
+            print("\r\033[K", end="", file=sys.stderr, flush=True)
+
+
+@dataclass
+class _Input:
+    """One import input: `.skeleton` files (read one at a time) or an open clip source."""
+
+    path: Path
+    topology: str
+    files: list[Path] | None = None
+    source: ClipSource | None = None
+
+    def __len__(self) -> int:
+        return len(self.files) if self.files is not None else len(self.source)
+
+
+def _open_input(name: str, topology: str | None) -> _Input:
+    from ..io.sources import open_clip_source, skeleton_files
+
+    path = Path(name)
+    if path.is_dir() or (path.is_file() and path.suffix.lower() == ".skeleton"):
+        files = skeleton_files(path) if path.is_dir() else [path]
+        if not files:
+            raise InputError(path, "no .skeleton files in this folder")
+        if topology not in (None, "ntu25"):
+            raise InputError(path, f".skeleton files hold ntu25 joints, not {topology}")
+        return _Input(path, "ntu25", files=files)
+    source = open_clip_source(path, topology)
+    return _Input(path, source.topology, source=source)
+
+
+def _common_action_names(inputs: list[_Input]) -> list[str] | None:
+    """Checks that the inputs share one joint set and agree on action names; returns the names."""
+    first, names = inputs[0], None
+    for item in inputs:
+        if item.topology != first.topology:
+            raise InputError(item.path, f"holds {item.topology} clips but {first.path} holds {first.topology}: "
+                                        "joint sets cannot be mixed")
+        found = item.source.action_names if item.source is not None else None
+        if found is not None:
+            if names is not None and found != names:
+                raise InputError(item.path, "its action names differ from those of an earlier input")
+            names = found
+    return names
+
+
+def run_import(args) -> int:
+    from ..io.library import ClipLibrary
+    from ..io.ntu_skeleton import read_ntu_clip
+
+    inputs: list[_Input] = []
+    progress = _Progress(f"importing into {args.output}")
+
+    def clips():
+        done, total = 0, sum(len(item) for item in inputs)
+        for item in inputs:
+            for i in range(len(item)):
+                yield read_ntu_clip(item.files[i]) if item.files is not None else item.source.read(i)
+                done += 1
+                progress(done, total)
+
+    try:
+        for name in args.paths:
+            inputs.append(_open_input(name, args.topology))
+        action_names = _common_action_names(inputs)
+        library = ClipLibrary.create(args.output, clips(), topology=args.topology, action_names=action_names)
+    finally:
+        progress.clear()
+        for item in inputs:
+            if item.source is not None:
+                item.source.close()
+    with library:
+        print(f"wrote {args.output}: {len(library)} clips, topology {library.topology}")
+    return 0
+
+
+# -- export ---------------------------------------------------------------------------------------------
+def _clip_index(source, clip_id: str) -> int:
+    """An integer is an index (negative counts from the end); anything else is a sample name."""
+    try:
+        index = int(clip_id)
+    except ValueError:
+        matches = [i for i, name in enumerate(source.metadata_table()["sample_name"].tolist()) if name == clip_id]
+        if not matches:
+            raise InputError(source.path, f"no clip named {clip_id!r}") from None
+        if len(matches) > 1:
+            raise InputError(source.path, f"{len(matches)} clips are named {clip_id!r} (indices {matches[:5]}): "
+                                          "use an index") from None
+        return matches[0]
+    if not -len(source) <= index < len(source):
+        raise InputError(source.path, f"clip index {index} out of range: the library has {len(source)} clips")
+    return index % len(source)
+
+
+def run_export(args) -> int:
+    from ..io.npz_dataset import write_npz_dataset
+    from ..io.ntu_skeleton import write_skeleton_file
+    from ..io.sources import open_clip_source
+
+    suffix = Path(args.output).suffix.lower()
+    if suffix not in (".skeleton", ".npz"):
+        raise InputError(args.output, "unknown export format: name the output .skeleton or .npz")
+    with closing(open_clip_source(args.library)) as source:
+        index = _clip_index(source, args.clip)
+        clip = source.read(index)
+        action_names = source.action_names
+    if suffix == ".skeleton":
+        write_skeleton_file(args.output, clip)
+    else:
+        write_npz_dataset(args.output, [clip], action_names=action_names)
+    print(f"wrote {args.output}: clip {index} ({clip.name}), {clip.num_frames} frames, topology {clip.topology}")
+    return 0
+
+
+# -- synth ----------------------------------------------------------------------------------------------
+def run_synth(args) -> int:
+    from ..io.library import ClipLibrary
+
+    try:
+        from ..data.synthetic import SYNTHETIC_ACTION_NAMES, generate_clips
+    except ImportError as exc:
+        raise DtmrError(f"the synthetic generator is not available ({exc})") from None
+    options = {name: getattr(args, name) for name in ("subjects", "actions", "repetitions", "seed")}
+    clips = generate_clips(**{name: value for name, value in options.items() if value is not None})
+    # synthetic action labels are 1-based like NTU's; action_names is indexed by the label itself
+    action_names = ["", *SYNTHETIC_ACTION_NAMES]
+    with ClipLibrary.create(args.output, clips, action_names=action_names) as library:
+        print(f"wrote {args.output}: {len(library)} synthetic clips, topology {library.topology}")
+    return 0

@@ -1,0 +1,183 @@
+"""`dtmr export`: render source / retargeted / released side by side to an MP4 or GIF, without a display."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from ..errors import DtmrError, InputError
+
+REFERENCE_SEPARATOR = "::"
+#: `dtmr.render.camera.PRESETS` (listed here so that building the parser does not import the renderer)
+CAMERA_PRESETS = ("oblique", "front", "side", "top")
+
+
+def _size(text: str) -> tuple[int, int]:
+    try:
+        width, height = (int(v) for v in text.lower().split("x"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"size must be WIDTHxHEIGHT, e.g. 1920x480, got {text!r}") from None
+    if width < 1 or height < 1:
+        raise argparse.ArgumentTypeError(f"size must be positive, got {text!r}")
+    return width, height
+
+
+def _positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"must be a positive number, got {text!r}")
+    return value
+
+
+def register(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "export",
+        help="render source / retargeted / released side by side to MP4 or GIF",
+        description="Anonymize one clip with a checkpoint and write the side-by-side comparison of the source, "
+        "the full retarget and the released (beta-blended) clip as an MP4 or GIF. Needs no display.",
+    )
+    parser.add_argument("source", metavar="SOURCE", help=".skeleton file, folder of them, .npz data set or .h5 library")
+    parser.add_argument("--model", required=True, metavar="CKPT", help="anonymizer checkpoint")
+    parser.add_argument("--clip", default="0", metavar="ID", help="clip index or sample name in SOURCE (default 0)")
+    parser.add_argument(
+        "--reference", metavar="REF",
+        help="reference clip: PATH (its first clip) or PATH::ID; default: a seeded random clip of SOURCE "
+        "whose subject differs",
+    )
+    parser.add_argument("-o", "--output", required=True, metavar="OUT", help="output file, .mp4 or .gif")
+    parser.add_argument("--size", type=_size, metavar="WxH", help="whole frame size (default 640x480 per panel)")
+    parser.add_argument("--fps", type=_positive_float, metavar="N", help="frames per second (default: the clip's)")
+    parser.add_argument("--frames", metavar="A:B", help="comparison frames A (inclusive) to B (exclusive), as a slice")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the random reference (default 0)")
+    parser.add_argument(
+        "--recognizers", metavar="DIR",
+        help="folder with action.pt / subject.pt recognizers whose top-1 predictions are shown "
+        "(default: the bundled models folder when it holds them)",
+    )
+    parser.add_argument("--camera", choices=CAMERA_PRESETS, default=CAMERA_PRESETS[0],
+                        help="view direction (default: %(default)s)")
+    parser.set_defaults(func=run)
+
+
+def resolve_clip(source, ident: str) -> int:
+    """Index of the clip `ident` (an index, negative from the end, or a sample name) in a ClipSource."""
+    count = len(source)
+    try:
+        index = int(ident)
+    except ValueError:
+        names = [str(n) for n in source.metadata_table()["sample_name"]]
+        if ident not in names:
+            raise InputError(source.path, f"no clip named {ident!r}") from None
+        return names.index(ident)
+    if not -count <= index < count:
+        raise InputError(source.path, f"clip index {index} is out of range: it holds {count} clips")
+    return index % count
+
+
+def frame_range(text: str | None, length: int) -> range:
+    """The comparison frames selected by `A:B` (Python slice rules; either end may be left out)."""
+    if text is None:
+        return range(length)
+    start, sep, stop = text.partition(":")
+    try:
+        if not sep:
+            raise ValueError
+        bounds = slice(int(start) if start.strip() else None, int(stop) if stop.strip() else None)
+    except ValueError:
+        raise DtmrError(f"--frames must be A:B, got {text!r}") from None
+    frames = range(*bounds.indices(length))
+    if len(frames) == 0:
+        raise DtmrError(f"--frames {text} selects no frame of the {length}-frame comparison")
+    return frames
+
+
+def _split_reference(text: str) -> tuple[str, str]:
+    path, sep, ident = text.rpartition(REFERENCE_SEPARATOR)
+    return (path, ident) if sep else (text, "0")
+
+
+def _read_reference(args, source, index: int, open_clip_source):
+    from ..render.comparison import pick_reference
+
+    if args.reference is not None:
+        path, ident = _split_reference(args.reference)
+        if Path(path).resolve() == Path(source.path).resolve():
+            return source.read(resolve_clip(source, ident))
+        ref_source = open_clip_source(path)
+        try:
+            return ref_source.read(resolve_clip(ref_source, ident))
+        finally:
+            ref_source.close()
+    picked = pick_reference(source.metadata_table()["subject"], index, args.seed)
+    if picked is None:
+        raise InputError(source.path, "no clip of another subject to use as reference; pass --reference")
+    return source.read(picked)
+
+
+def _recognizers(args):
+    from ..render.comparison import default_recognizers_dir, load_recognizers
+
+    if args.recognizers is None:
+        return load_recognizers(default_recognizers_dir())
+    folder = Path(args.recognizers)
+    if not folder.is_dir():
+        raise InputError(folder, "not a folder")
+    loaded = load_recognizers(folder)
+    if loaded is None:
+        raise InputError(folder, "holds neither action.pt nor subject.pt")
+    return loaded
+
+
+def _action_names(source) -> dict[int, str]:
+    """Label -> name when the source names its actions by 0-based label (the .npz data sets do)."""
+    names = source.action_names
+    if not names:
+        return {}
+    labels = source.metadata_table()["action"]
+    known = labels[labels >= 0]
+    if known.size and known.max() >= len(names):
+        return {}
+    return dict(enumerate(names))
+
+
+def _progress_printer():
+    if not sys.stderr.isatty():
+        return None
+
+    def show(done: int, total: int) -> None:
+        print(f"\rrendering {done}/{total}", end="\n" if done == total else "", file=sys.stderr, flush=True)
+
+    return show
+
+
+def run(args) -> int:
+    from ..io.sources import open_clip_source
+    from ..models.anonymizer import Anonymizer
+    from ..render import FORMATS, build_comparison, comparison_length, export_video
+    from ..render.comparison import action_names_of
+
+    output = Path(args.output)
+    if output.suffix.lower() not in FORMATS:
+        raise InputError(output, f"unsupported video format {output.suffix or '(none)'!r}: use .gif or .mp4")
+    source = open_clip_source(args.source)
+    try:
+        index = resolve_clip(source, args.clip)
+        clip = source.read(index)
+        reference = _read_reference(args, source, index, open_clip_source)
+        source_names = _action_names(source)
+    finally:
+        source.close()
+    anonymizer = Anonymizer.from_checkpoint(args.model)
+    recognizers = _recognizers(args)
+    names = action_names_of(recognizers) or source_names
+    panels = build_comparison(clip, reference, anonymizer, recognizers, action_names=names)
+    frames = frame_range(args.frames, comparison_length(p.num_frames for p in panels))
+    fps = args.fps or clip.fps
+    export_video(output, panels, frames=frames, fps=fps, size=args.size, preset=args.camera,
+                 progress=_progress_printer())
+    print(f"wrote {output} ({len(frames)} frames at {fps:g} fps)")
+    return 0

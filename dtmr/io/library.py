@@ -1,0 +1,407 @@
+"""The HDF5 clip library: many clips of one topology in one file, read lazily (layout in docs/io.md).
+
+Joints are stored ragged: `joints_flat (F, J, 3)` float32, chunked along frames with shuffle + gzip +
+fletcher32 (so a damaged chunk is detected, not read as wrong numbers), and `offsets (N + 1,)`; clip i is
+`joints_flat[offsets[i]:offsets[i + 1]]`. Per-clip metadata are 1-D datasets in the `clips` group. Opening
+a library reads its attributes and `offsets` only; metadata columns are read on first use; a clip's joints
+are read when the clip is. Every write builds a complete file under a temporary name and renames it into
+place (`atomic_write`): an append copies the file first, so a failure leaves the existing library as it was.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import json
+import shutil
+import zlib
+from collections.abc import Iterable, Iterator, Sequence
+from pathlib import Path
+
+import h5py
+import numpy as np
+
+from ..data.clip import Clip
+from ..errors import InputError
+from ..skeleton import get_topology
+from .atomic import atomic_write
+
+FORMAT = "dtmr-clip-library"
+VERSION = 1
+#: frames per chunk of `joints_flat`: 128 x 25 x 3 float32 = 38 kB, a few clips per chunk
+CHUNK_FRAMES = 128
+INT_COLUMNS = ("subject", "action", "view", "repetition")
+TEXT_COLUMNS = ("sample_name", "source_file", "topology", "extra")
+COLUMNS = (*INT_COLUMNS, "fps", *TEXT_COLUMNS)
+#: per-clip CRC-32 of the clip's float32 joint bytes, checked on every read
+JOINTS_CRC = "joints_crc32"
+#: clips or frames buffered in memory before they are written
+_BATCH_CLIPS = 4096
+_BATCH_FRAMES = 1 << 17
+#: attribute holding a dataset's CRC-32 (of its raw numbers, or of its strings joined by NUL)
+_CHECKSUM = "crc32"
+#: what h5py raises on damaged files (a damaged shape can ask for petabytes; a damaged header can turn a
+#: dataset into another kind of object)
+_READ_ERRORS = (OSError, KeyError, ValueError, RuntimeError, TypeError, AttributeError, MemoryError)
+
+
+def _one_line(exc: BaseException) -> str:
+    return " ".join(str(exc).split()) or type(exc).__name__
+
+
+class ClipLibrary:
+    """An open clip library; also a `ClipSource` (see dtmr.io.sources). Use as a context manager or close()."""
+
+    format = "hdf5"
+
+    def __init__(self, path: str | Path):
+        self.path = str(path)
+        if not Path(self.path).is_file():
+            raise InputError(self.path, "no such file")
+        self._file: h5py.File | None = None
+        self._open()
+
+    # -- opening and validation ------------------------------------------------------------------------
+    @contextlib.contextmanager
+    def _reading(self) -> Iterator[None]:
+        try:
+            yield
+        except _READ_ERRORS as exc:
+            raise InputError(self.path, f"corrupted or unreadable clip library ({_one_line(exc)})") from None
+
+    def _open(self) -> None:
+        with self._reading():
+            self._file = h5py.File(self.path, "r")
+            try:
+                self._validate()
+            except BaseException:
+                self._file.close()
+                raise
+        self._columns: dict[str, np.ndarray] = {}
+
+    def _validate(self) -> None:
+        f = self._file
+        if f.attrs.get("format") != FORMAT:
+            raise InputError(self.path, f"not a {FORMAT} file (no 'format' attribute saying so)")
+        version = int(f.attrs.get("version", 0))
+        if version > VERSION:
+            raise InputError(self.path, f"library format version {version} is newer than this dtmr ({VERSION})")
+        name = str(f.attrs.get("topology", ""))
+        try:
+            self.topology = get_topology(name).name
+        except KeyError:
+            raise InputError(self.path, f"unknown topology {name!r}") from None
+        joints = f["joints_flat"]
+        shape = (get_topology(self.topology).num_joints, 3)
+        if joints.ndim != 3 or joints.shape[1:] != shape or joints.dtype.kind != "f":
+            raise InputError(
+                self.path, f"'joints_flat' must be (F, {shape[0]}, 3) floats, got {joints.dtype} {joints.shape}"
+            )
+        if f["offsets"].size * 8 > Path(self.path).stat().st_size:  # stored uncompressed, so it must fit
+            raise InputError(self.path, f"'offsets' declares {f['offsets'].size} rows, more than the file holds")
+        offsets = _read_checked(f["offsets"], self.path)
+        if offsets.ndim != 1 or offsets.dtype.kind not in "iu" or len(offsets) < 1:
+            raise InputError(self.path, "'offsets' must be a 1-D integer array")
+        if offsets[0] != 0 or offsets[-1] != joints.shape[0] or (np.diff(offsets) <= 0).any():
+            raise InputError(self.path, f"'offsets' must increase from 0 to {joints.shape[0]}")
+        self._offsets = offsets.astype(np.int64)
+        self._joints = joints
+        for column in (*COLUMNS, JOINTS_CRC):
+            if f["clips"][column].shape != (len(self),):
+                raise InputError(self.path, f"column 'clips/{column}' does not have {len(self)} rows")
+
+    def close(self) -> None:
+        if self._file is not None:
+            self._file.close()
+            self._file = None
+
+    def __enter__(self) -> ClipLibrary:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def __len__(self) -> int:
+        return len(self._offsets) - 1
+
+    def __repr__(self) -> str:
+        return f"ClipLibrary({self.path!r}, {len(self)} clips, {self.topology})"
+
+    # -- metadata ----------------------------------------------------------------------------------
+    @property
+    def action_names(self) -> list[str] | None:
+        with self._reading():
+            if "action_names" not in self._file:
+                return None
+            return _read_checked(self._file["action_names"], self.path).tolist()
+
+    @property
+    def num_frames(self) -> np.ndarray:
+        """(N,) frames of every clip."""
+        return np.diff(self._offsets)
+
+    def column(self, name: str) -> np.ndarray:
+        """One metadata column for all clips: ints (-1 unknown), fps floats, or str objects ("" unknown)."""
+        if name not in COLUMNS:
+            raise KeyError(f"no column {name!r} (columns: {', '.join(COLUMNS)})")
+        return self._column(name)
+
+    def _column(self, name: str) -> np.ndarray:
+        if name not in self._columns:
+            with self._reading():
+                ds = self._file["clips"][name]
+                values = _read_checked(ds, self.path)
+            self._columns[name] = values.astype(np.int64) if name in INT_COLUMNS else values
+        return self._columns[name]
+
+    def metadata(self, i: int) -> dict:
+        """The `Clip` fields but joints of clip i (so `Clip(joints, **library.metadata(i))` works)."""
+        i = self._index(i)
+        meta = {name: int(self.column(name)[i]) for name in INT_COLUMNS}
+        meta = {name: (None if value < 0 else value) for name, value in meta.items()}
+        meta["fps"] = float(self.column("fps")[i])
+        meta["topology"] = str(self.column("topology")[i]) or self.topology
+        meta["sample_name"] = str(self.column("sample_name")[i]) or None
+        meta["source_file"] = str(self.column("source_file")[i]) or None
+        meta["extra"] = self._extra(i)
+        return meta
+
+    def _extra(self, i: int) -> dict[str, str]:
+        text = str(self.column("extra")[i])
+        with self._reading():
+            extra = json.loads(text) if text else {}
+        if not isinstance(extra, dict):
+            raise InputError(self.path, f"clip {i}: 'extra' is not a JSON object")
+        return {str(k): str(v) for k, v in extra.items()}
+
+    def metadata_table(self) -> dict[str, np.ndarray]:
+        """One array per field, length N: ints (-1 unknown), fps, str objects, `extra` dicts, `num_frames`."""
+        table = {name: self.column(name) for name in COLUMNS if name != "extra"}
+        table["extra"] = np.array([self._extra(i) for i in range(len(self))], dtype=object)
+        table["num_frames"] = self.num_frames
+        return table
+
+    def find(self, **criteria) -> np.ndarray:
+        """Indices of the clips matching every criterion, e.g. `find(subject=3, view=[1, 2], correct="1")`.
+
+        A criterion is a value or a collection of accepted values; None matches unknown. Names that are not
+        columns are looked up in each clip's `extra`.
+        """
+        keep = np.ones(len(self), dtype=bool)
+        for name, wanted in criteria.items():
+            accepted = list(wanted) if isinstance(wanted, (list, tuple, set, frozenset, np.ndarray)) else [wanted]
+            if name in INT_COLUMNS or name == "fps":
+                values = self.column(name)
+                keep &= np.isin(values, [-1 if a is None else a for a in accepted])
+            else:
+                if name in TEXT_COLUMNS and name != "extra":
+                    values = self.column(name).tolist()
+                    accepted = {"" if a is None else str(a) for a in accepted}
+                else:
+                    values = [self._extra(i).get(name) for i in range(len(self))]
+                    accepted = {None if a is None else str(a) for a in accepted}
+                keep &= np.fromiter((v in accepted for v in values), dtype=bool, count=len(self))
+        return np.flatnonzero(keep)
+
+    # -- clips -------------------------------------------------------------------------------------
+    def _index(self, i: int) -> int:
+        n = len(self)
+        if not -n <= int(i) < n:
+            raise IndexError(f"clip index {i} out of range for {n} clips")
+        return int(i) % n
+
+    def read(self, i: int) -> Clip:
+        """Clip i; reads only the chunks of `joints_flat` that hold it."""
+        i = self._index(i)
+        with self._reading():
+            joints = self._joints[self._offsets[i]:self._offsets[i + 1]]
+            self._check_joints(joints, i)
+            return Clip(joints=joints, **self.metadata(i))
+
+    def _check_joints(self, joints: np.ndarray, i: int) -> None:
+        """fletcher32 catches a damaged chunk, this a chunk lost from the index (it would read as zeros)."""
+        if zlib.crc32(np.ascontiguousarray(joints, dtype=np.float32)) != self._column(JOINTS_CRC)[i]:
+            raise InputError(self.path, f"the joints of clip {i} fail their checksum (the file is damaged)")
+
+    def read_many(self, indices: Iterable[int]) -> list[Clip]:
+        return [self.read(i) for i in indices]
+
+    def read_all_joints(self) -> tuple[np.ndarray, np.ndarray]:
+        """(joints_flat, offsets) in one read, for training."""
+        with self._reading():
+            flat = self._joints[()]
+        for i in range(len(self)):
+            self._check_joints(flat[self._offsets[i]:self._offsets[i + 1]], i)
+        return flat, self._offsets.copy()
+
+    def read_all(self) -> list[Clip]:
+        """Every clip, with one read of `joints_flat`."""
+        flat, offsets = self.read_all_joints()
+        with self._reading():
+            return [
+                Clip(joints=flat[offsets[i]:offsets[i + 1]], **self.metadata(i)) for i in range(len(self))
+            ]
+
+    def __iter__(self) -> Iterator[Clip]:
+        for i in range(len(self)):
+            yield self.read(i)
+
+    # -- writing -----------------------------------------------------------------------------------
+    @classmethod
+    def create(
+        cls,
+        path: str | Path,
+        clips: Iterable[Clip],
+        topology: str | None = None,
+        action_names: Sequence[str] | None = None,
+    ) -> ClipLibrary:
+        """Write a new library (replacing any file at `path` only once it is complete) and open it.
+
+        `clips` may be a generator: they are written in batches, never all held in memory. The topology is
+        `topology` or that of the first clip; a clip of another topology is an InputError.
+        """
+        clips = iter(clips)
+        first = next(clips, None)
+        if topology is None and first is None:
+            raise InputError(path, "no clips to write and no topology given")
+        try:
+            topo = get_topology(topology or first.topology)
+        except KeyError:
+            raise InputError(path, f"unknown topology {topology!r}") from None
+        with atomic_write(path) as tmp:
+            with h5py.File(tmp, "w") as h5:
+                _initialize(h5, topo.name)
+                if action_names is not None:
+                    _set_action_names(h5, path, action_names)
+                writer = _ClipWriter(h5, str(path), topo.name)
+                for clip in itertools.chain([] if first is None else [first], clips):
+                    writer.add(clip)
+                writer.finish()
+        return cls(path)
+
+    def append(self, clips: Iterable[Clip], action_names: Sequence[str] | None = None) -> None:
+        """Add clips; copy-on-write, so an exception midway leaves the file on disk byte-identical."""
+        with atomic_write(self.path) as tmp:
+            shutil.copyfile(self.path, tmp)
+            with h5py.File(tmp, "r+") as h5:
+                if action_names is not None:
+                    _set_action_names(h5, self.path, action_names)
+                writer = _ClipWriter(h5, self.path, self.topology)
+                for clip in clips:
+                    writer.add(clip)
+                writer.finish()
+        self.close()
+        self._open()
+
+
+def _initialize(h5: h5py.File, topology: str) -> None:
+    topo = get_topology(topology)
+    h5.attrs["format"] = FORMAT
+    h5.attrs["version"] = VERSION
+    h5.attrs["topology"] = topo.name
+    h5.attrs["joint_names"] = list(topo.joint_names)
+    h5.attrs["parents"] = np.array(topo.parents, dtype=np.int16)
+    h5.create_dataset(
+        "joints_flat", shape=(0, topo.num_joints, 3), maxshape=(None, topo.num_joints, 3), dtype=np.float32,
+        chunks=(CHUNK_FRAMES, topo.num_joints, 3), shuffle=True, compression="gzip", compression_opts=4,
+        fletcher32=True,
+    )
+    h5.create_dataset("offsets", data=np.zeros(1, dtype=np.int64), maxshape=(None,), chunks=(1024,), fletcher32=True)
+    clips = h5.create_group("clips")
+    for name in INT_COLUMNS:
+        clips.create_dataset(name, shape=(0,), maxshape=(None,), dtype=np.int64, chunks=(1024,), fletcher32=True)
+    clips.create_dataset("fps", shape=(0,), maxshape=(None,), dtype=np.float64, chunks=(1024,), fletcher32=True)
+    for name in TEXT_COLUMNS:
+        clips.create_dataset(name, shape=(0,), maxshape=(None,), dtype=h5py.string_dtype("utf-8"), chunks=(1024,))
+    clips.create_dataset(JOINTS_CRC, shape=(0,), maxshape=(None,), dtype=np.uint32, chunks=(1024,), fletcher32=True)
+
+
+def _set_action_names(h5: h5py.File, path: str | Path, action_names: Sequence[str]) -> None:
+    names = [str(n) for n in action_names]
+    if "action_names" in h5:
+        if h5["action_names"].asstr()[()].tolist() != names:
+            raise InputError(path, "the action names differ from those already in the library")
+        return
+    ds = h5.create_dataset("action_names", data=np.array(names, dtype=object), dtype=h5py.string_dtype("utf-8"))
+    ds.attrs[_CHECKSUM] = _checksum(ds.asstr()[()])
+
+
+class _ClipWriter:
+    """Appends clips to an open library file in batches."""
+
+    def __init__(self, h5: h5py.File, path: str, topology: str):
+        self.h5 = h5
+        self.path = path
+        self.topology = topology
+        self.clips: list[Clip] = []
+        self.frames = 0
+
+    def add(self, clip: Clip) -> None:
+        if clip.topology != self.topology:
+            raise InputError(
+                clip.source_file or self.path,
+                f"clip {clip.name} has topology {clip.topology}, the library holds {self.topology} "
+                "(joint sets cannot be mixed)",
+            )
+        self.clips.append(clip)
+        self.frames += clip.num_frames
+        if len(self.clips) >= _BATCH_CLIPS or self.frames >= _BATCH_FRAMES:
+            self.flush()
+
+    def finish(self) -> None:
+        """Write what is buffered, then checksum `offsets` and every column (see `_read_checked`)."""
+        self.flush()
+        for ds in (self.h5["offsets"], *(self.h5["clips"][name] for name in (*COLUMNS, JOINTS_CRC))):
+            ds.attrs[_CHECKSUM] = _checksum(ds.asstr()[()] if ds.dtype.kind == "O" else ds[()])
+
+    def flush(self) -> None:
+        if not self.clips:
+            return
+        clips, self.clips, self.frames = self.clips, [], 0
+        joints = self.h5["joints_flat"]
+        first_frame = joints.shape[0]
+        lengths = np.array([c.num_frames for c in clips], dtype=np.int64)
+        joints.resize(first_frame + int(lengths.sum()), axis=0)
+        joints[first_frame:] = np.concatenate([c.joints for c in clips])
+        offsets = self.h5["offsets"]
+        first_clip = offsets.shape[0] - 1
+        offsets.resize(first_clip + len(clips) + 1, axis=0)
+        offsets[first_clip + 1:] = first_frame + np.cumsum(lengths)
+        values = {
+            **{name: [-1 if getattr(c, name) is None else getattr(c, name) for c in clips] for name in INT_COLUMNS},
+            "fps": [c.fps for c in clips],
+            "sample_name": [_storable(c.sample_name or "") for c in clips],
+            "source_file": [_storable(c.source_file or "") for c in clips],
+            "topology": [c.topology for c in clips],
+            "extra": [_storable(json.dumps(c.extra, sort_keys=True, ensure_ascii=False)) if c.extra else ""
+                      for c in clips],
+            JOINTS_CRC: [zlib.crc32(np.ascontiguousarray(c.joints)) for c in clips],
+        }
+        group = self.h5["clips"]
+        for name, column in values.items():
+            ds = group[name]
+            ds.resize(first_clip + len(clips), axis=0)
+            ds[first_clip:] = np.array(column, dtype=object if name in TEXT_COLUMNS else ds.dtype)
+
+
+def _storable(text: str) -> str:
+    """`text` as valid UTF-8: a file name with undecodable bytes (lone surrogates) gets "?" for them."""
+    return text.encode("utf-8", "replace").decode("utf-8")
+
+
+def _checksum(values: np.ndarray) -> int:
+    if values.dtype.kind == "O":
+        return zlib.crc32("\0".join(values.tolist()).encode("utf-8"))
+    return zlib.crc32(np.ascontiguousarray(values).tobytes())
+
+
+def _read_checked(ds: h5py.Dataset, path: str) -> np.ndarray:
+    """A whole dataset (strings as str objects), checked against the CRC-32 stored when it was written.
+
+    fletcher32 covers the numbers in each chunk, but not a chunk that a damaged index makes disappear (it
+    reads as the fill value) nor strings, which HDF5 keeps outside the chunks.
+    """
+    values = ds.asstr()[()] if ds.dtype.kind == "O" else ds[()]
+    if ds.attrs.get(_CHECKSUM) != _checksum(values):
+        raise InputError(path, f"'{ds.name}' fails its checksum (the file is damaged)")
+    return values
