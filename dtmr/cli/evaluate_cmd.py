@@ -1,0 +1,128 @@
+"""`dtmr evaluate`: the privacy/utility protocol of DESIGN §5 on a split, for checkpoints and baselines.
+
+Writes OUT/results.json (a list of rows), OUT/results.md, OUT/tradeoff.png and OUT/run.json. Evaluators
+come from --recognizers DIR (action.pt, subject.pt) or are trained into OUT/recognizers/. DMR and PMR rows
+use a --model checkpoint of that method, or are trained into OUT/models/<method>/ on a CPU-sized schedule
+(--baseline-epochs).
+"""
+
+from __future__ import annotations
+
+import argparse
+import shlex
+import sys
+from pathlib import Path
+
+BASELINES = ("raw", "noise", "naive", "dmr", "pmr")
+#: a tenth of the public schedules (PMR 295 epochs, DMR 225), enough to converge on the small data sets here
+CPU_BASELINE_EPOCHS = {"pmr": (1, 2, 2, 5, 10, 10), "dmr": (1, 2, 10, 10)}
+
+
+def _baselines(text: str) -> list[str]:
+    names = [n.strip() for n in text.split(",") if n.strip()]
+    bad = [n for n in names if n not in BASELINES]
+    if bad:
+        raise argparse.ArgumentTypeError(f"unknown baseline(s) {', '.join(bad)} (known: {', '.join(BASELINES)})")
+    return names
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("evaluate", help="privacy/utility evaluation of models and baselines on a split")
+    p.add_argument("--data", required=True)
+    p.add_argument("--split", required=True)
+    p.add_argument("--model", action="append", default=[], help="a checkpoint (repeat for several)")
+    p.add_argument("--baselines", type=_baselines, default=["raw", "noise", "naive"],
+                   help="comma-separated: raw,noise,naive,dmr,pmr (default raw,noise,naive)")
+    p.add_argument("--recognizers", help="folder with the raw-trained action.pt and subject.pt evaluators")
+    p.add_argument("--seeds", type=int, default=5)
+    p.add_argument("--out", required=True)
+    p.add_argument("--recognizer-epochs", type=int, default=60, help="epochs of the evaluators when trained here")
+    p.add_argument("--retrain-epochs", type=int, default=30,
+                   help="epochs of the retrained AR model and of the adaptive attacker")
+    p.add_argument("--no-retrain", action="store_true", help="skip retrained AR and the adaptive attacker")
+    p.add_argument("--baseline-epochs", action="append", default=[], metavar="METHOD=E1,E2,...",
+                   help="epochs per stage when DMR/PMR are trained here (default: a tenth of the public schedule)")
+    p.set_defaults(func=run)
+
+
+def _baseline_epochs(items: list[str]) -> dict[str, tuple[int, ...]]:
+    from ..errors import DtmrError
+
+    out = dict(CPU_BASELINE_EPOCHS)
+    for item in items:
+        method, _, values = item.partition("=")
+        if method not in out:
+            raise DtmrError(f"--baseline-epochs: unknown method {method!r} (dmr or pmr)")
+        try:
+            out[method] = tuple(int(v) for v in values.split(","))
+        except ValueError:
+            raise DtmrError(f"--baseline-epochs: expected {method}=E1,E2,..., got {item!r}") from None
+    return out
+
+
+def run(args: argparse.Namespace) -> int:
+    import torch
+
+    from ..errors import DtmrError
+    from ..eval.methods import EvalMethod, checkpoint_method
+    from ..eval.protocol import EvalSettings, chance_levels, ensure_evaluators, evaluate
+    from ..eval.report import write_reports
+    from ..train.baseline_trainer import BaselineTrainer
+    from ..train.data import load_training_data
+    from ..train.distributed import DistributedContext
+
+    def log(message: str) -> None:
+        print(message, file=sys.stderr, flush=True)
+
+    if args.seeds < 1:
+        raise DtmrError("--seeds must be at least 1")
+    torch.manual_seed(0)
+    out = Path(args.out)
+    data = load_training_data(args.data, args.split)
+    log(f"{args.data}: {len(data.train)} train / {len(data.test)} test clips ({data.topology})")
+    evaluators = ensure_evaluators(data, Path(args.recognizers) if args.recognizers else out / "recognizers",
+                                   args.recognizer_epochs, log)
+    checkpoints = [checkpoint_method(path) for path in args.model]
+    methods = [EvalMethod(name) for name in args.baselines if name in ("raw", "noise", "naive")]
+    epochs = _baseline_epochs(args.baseline_epochs)
+    for name in ("dmr", "pmr"):
+        if name in args.baselines and not any(m.method == name for m in checkpoints):
+            folder = out / "models" / name
+            log(f"training {name.upper()} on {args.split} ({sum(epochs[name])} epochs) -> {folder}")
+            path = BaselineTrainer(name, data, folder, DistributedContext(), epochs=epochs[name]).run()
+            checkpoints.append(checkpoint_method(path))
+    order = {"raw": 0, "noise": 1, "naive": 2, "dmr": 3, "pmr": 4, "dtmr": 5}
+    methods = sorted(methods + checkpoints, key=lambda m: (order[m.method], m.beta or 0.0))
+    if not methods:
+        raise DtmrError("nothing to evaluate: give --model and/or --baselines")
+    for m in methods:
+        if m.method not in ("raw", "noise", "naive") and m.anonymizer.topology.name != data.topology:
+            raise DtmrError(f"{m.checkpoint}: a {m.anonymizer.topology.name} model cannot anonymize "
+                            f"{data.topology} clips of {args.data}")
+    settings = EvalSettings(seeds=args.seeds, recognizer_epochs=args.recognizer_epochs,
+                            retrain_epochs=args.retrain_epochs, retrain=not args.no_retrain)
+    rows = evaluate(data, methods, evaluators, settings, log)
+    run_info = {
+        "command": "dtmr evaluate " + " ".join(shlex.quote(a) for a in _argv_of(args)),
+        "settings": vars(settings),
+        "data": data.describe(),
+        "chance": chance_levels(data),
+    }
+    write_reports(out, rows, run_info)
+    log(f"wrote {out / 'results.json'}, {out / 'results.md'} and {out / 'tradeoff.png'}")
+    return 0
+
+
+def _argv_of(args: argparse.Namespace) -> list[str]:
+    """The options of `args` as a command line that reproduces the run."""
+    argv = ["--data", args.data, "--split", args.split]
+    for m in args.model:
+        argv += ["--model", m]
+    argv += ["--baselines", ",".join(args.baselines), "--seeds", str(args.seeds), "--out", args.out]
+    if args.recognizers:
+        argv += ["--recognizers", args.recognizers]
+    argv += ["--recognizer-epochs", str(args.recognizer_epochs), "--retrain-epochs", str(args.retrain_epochs)]
+    if args.no_retrain:
+        argv.append("--no-retrain")
+    argv += [f"--baseline-epochs={item}" for item in args.baseline_epochs]
+    return argv

@@ -1,0 +1,147 @@
+"""`dtmr train` (DisentangledTMR, DMR, PMR) and `dtmr train-recognizer` (SGN evaluators).
+
+Progress goes to `OUT/events.jsonl` always, and either to stderr as a progress bar or, with `--events -`,
+to stdout as JSON lines (what the Studio's trainer tab reads). `torchrun --nproc_per_node N -m dtmr train
+...` trains DisentangledTMR on N processes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+EVENTS_FILE = "events.jsonl"
+
+
+def _ints(text: str) -> tuple[int, ...]:
+    try:
+        values = tuple(int(v) for v in text.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected comma-separated integers, got {text!r}") from None
+    if any(v < 0 for v in values):
+        raise argparse.ArgumentTypeError("epochs cannot be negative")
+    return values
+
+
+def _common(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--data", required=True, help="an .h5 library, .npz data set, .skeleton file or folder")
+    p.add_argument("--split", required=True, help="named split (nwucla, uiprmd, ntu_cv, ntu_cs, synthetic)")
+    p.add_argument("--batch", type=int, help="batch size (DisentangledTMR: quadruplets per step)")
+    p.add_argument("--lr", type=float, help="base learning rate")
+    p.add_argument("--device", help="cpu, cuda or cuda:N (default: CUDA when available)")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--resume", action="store_true", help="continue the run in --out from its last epoch")
+    p.add_argument("--events", choices=["-"], help="'-': write progress events to stdout as JSON lines")
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("train", help="train DisentangledTMR (or the DMR/PMR baselines) on a split")
+    _common(p)
+    p.add_argument("--out", required=True, help="output folder (model.pt, train_state.pt, events.jsonl)")
+    p.add_argument("--method", choices=["dtmr", "dmr", "pmr"], default="dtmr")
+    p.add_argument("--preset", choices=["small", "paper"], default="small")
+    p.add_argument("--beta", type=float, default=0.2, help="partial-retargeting ratio, fixed for the model")
+    p.add_argument("--epochs", type=_ints, help="epochs per stage, e.g. 20,15,20 (PMR: 6 stages, DMR: 4)")
+    p.add_argument("--quadruplets", type=int, help="quadruplets per epoch (default: 2x the training clips, <= 50k)")
+    p.add_argument("--topology", help="train on this joint set (ntu25 maps other sets to it)")
+    p.set_defaults(func=run_train)
+
+    r = sub.add_parser("train-recognizer", help="train an SGN action or subject recognizer on a split")
+    _common(r)
+    r.add_argument("--task", choices=["action", "subject"], required=True)
+    r.add_argument("--out", required=True, help="output folder (<task>.pt, train_state.pt, events.jsonl)")
+    r.add_argument("--epochs", type=int, help="epochs (default 60)")
+    r.set_defaults(func=run_train_recognizer)
+
+
+def _events(out: Path, to_stdout: bool, is_main: bool):
+    from ..train.progress import EventWriter, ProgressBar
+
+    class _CliEvents(EventWriter):
+        """The log file, plus stdout JSON lines or a progress bar on stderr."""
+
+        def __init__(self) -> None:
+            super().__init__(out / EVENTS_FILE)
+            self.stdout = EventWriter(sys.stdout) if to_stdout else None
+            self.bar = None if to_stdout else ProgressBar(sys.stderr)
+
+        def write(self, event) -> None:
+            super().write(event)
+            if self.stdout is not None:
+                self.stdout.write(event)
+            else:
+                self.bar.handle(event)
+
+    if not is_main:
+        return None
+    out.mkdir(parents=True, exist_ok=True)
+    return _CliEvents()
+
+
+def run_train(args: argparse.Namespace) -> int:
+    from ..errors import DtmrError
+    from ..train.data import load_training_data
+    from ..train.distributed import init_distributed, shutdown_distributed
+
+    out = Path(args.out)
+    ctx = init_distributed(args.device)
+    try:
+        data = load_training_data(args.data, args.split, args.topology)
+        events = _events(out, args.events == "-", ctx.is_main)
+        try:
+            if args.method == "dtmr":
+                from ..train.dtmr_trainer import DTMRTrainer, TrainConfig
+
+                if args.epochs is not None and len(args.epochs) != 3:
+                    raise DtmrError("DisentangledTMR has 3 stages: give --epochs a,b,c")
+                config = TrainConfig(data=str(args.data), split=args.split, out=str(out), preset=args.preset,
+                                     beta=args.beta, epochs=args.epochs, batch=args.batch or 32, lr=args.lr,
+                                     device=args.device, seed=args.seed, quadruplets_per_epoch=args.quadruplets,
+                                     topology=args.topology)
+                trainer = DTMRTrainer(config, data, ctx, events, resume=args.resume)
+            else:
+                from ..train.baseline_trainer import DEFAULT_BATCH, DEFAULT_LR, BaselineTrainer
+
+                trainer = BaselineTrainer(args.method, data, out, ctx, epochs=args.epochs,
+                                          batch=args.batch or DEFAULT_BATCH, lr=args.lr or DEFAULT_LR,
+                                          seed=args.seed, quadruplets_per_epoch=args.quadruplets, events=events,
+                                          resume=args.resume)
+            path = trainer.run()
+        finally:
+            if events is not None:
+                events.close()
+    finally:
+        shutdown_distributed()
+    if ctx.is_main and args.events != "-":
+        print(f"wrote {path}")
+    return 0
+
+
+def run_train_recognizer(args: argparse.Namespace) -> int:
+    from ..train.data import load_training_data
+    from ..train.distributed import init_distributed, shutdown_distributed
+    from ..train.recognizer_trainer import DEFAULT_BATCH, DEFAULT_EPOCHS, DEFAULT_LR, train_recognizer
+
+    out = Path(args.out)
+    ctx = init_distributed(args.device)
+    try:
+        data = load_training_data(args.data, args.split)
+        labels = data.subject_labels if args.task == "subject" else data.action_labels
+        names = [f"subject {s}" for s in labels] if args.task == "subject" else data.action_class_names()
+        clips = data.train.clips
+        targets = [c.subject if args.task == "subject" else c.action for c in clips]
+        events = _events(out, args.events == "-", ctx.is_main)
+        try:
+            train_recognizer(args.task, clips, targets, labels, names, data.topology, out, ctx=ctx,
+                             epochs=args.epochs or DEFAULT_EPOCHS, batch=args.batch or DEFAULT_BATCH,
+                             lr=args.lr or DEFAULT_LR, seed=args.seed, events=events, resume=args.resume,
+                             data_description=data.describe())
+        finally:
+            if events is not None:
+                events.close()
+    finally:
+        shutdown_distributed()
+    if ctx.is_main and args.events != "-":
+        print(f"wrote {out / (args.task + '.pt')}")
+    return 0

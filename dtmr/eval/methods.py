@@ -1,0 +1,63 @@
+"""The methods the protocol compares, behind one call: `anonymize(clips, references, seed) -> clips`.
+
+raw (the clips themselves), Gaussian joint noise, the naive kinematic retarget, and any checkpoint
+(DisentangledTMR at some β, DMR, PMR) through `Anonymizer`. Outputs are in each source's own space and
+length.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..data.clip import Clip
+
+PARAMETER_FREE = ("raw", "noise", "naive")
+METHOD_ORDER = ("raw", "noise", "naive", "dmr", "pmr", "dtmr")
+NOISE_SIGMA = 0.05  # m, as in the calibration table of DESIGN §5
+
+
+@dataclass
+class EvalMethod:
+    method: str  # one of METHOD_ORDER
+    beta: float | None = None
+    checkpoint: str | None = None
+    _anonymizer: object = field(default=None, repr=False)
+
+    @property
+    def label(self) -> str:
+        names = {"raw": "raw", "noise": f"noise {NOISE_SIGMA * 100:.0f} cm", "naive": "naive retarget",
+                 "dmr": "DMR", "pmr": "PMR", "dtmr": "DisentangledTMR"}
+        name = names[self.method]
+        return f"{name} β={self.beta:g}" if self.method == "dtmr" and self.beta is not None else name
+
+    def anonymize(self, clips: Sequence[Clip], references: Sequence[Clip], seed: int) -> list[Clip]:
+        if self.method == "raw":
+            return list(clips)
+        if self.method == "noise":
+            from ..models.baselines.noise import noisy_clip
+
+            return [noisy_clip(c, NOISE_SIGMA, seed=seed * 1_000_003 + i) for i, c in enumerate(clips)]
+        if self.method == "naive":
+            from ..models.baselines.naive import naive_retarget_clip
+
+            return [naive_retarget_clip(c, r) for c, r in zip(clips, references)]
+        return self.anonymizer.anonymize_batch(clips, references)
+
+    @property
+    def anonymizer(self):
+        if self._anonymizer is None:
+            from ..models.anonymizer import Anonymizer
+
+            self._anonymizer = Anonymizer.from_checkpoint(self.checkpoint)
+        return self._anonymizer
+
+
+def checkpoint_method(path: str | Path) -> EvalMethod:
+    """The method and β a checkpoint holds (read from it, without building the model twice)."""
+    from ..models.anonymizer import Anonymizer
+
+    anonymizer = Anonymizer.from_checkpoint(path)
+    beta = anonymizer.beta if anonymizer.method == "dtmr" else None
+    return EvalMethod(anonymizer.method, beta, str(path), anonymizer)

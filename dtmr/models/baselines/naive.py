@@ -1,0 +1,109 @@
+"""Naive kinematic retargeting: the source's bone directions on the reference's bone lengths.
+
+Every bone keeps its direction from the source, frame by frame, and gets the length of the same bone in
+the reference's **mean pose** (`dtmr.skeleton.mean_pose_bone_lengths`: root-centre every frame, average
+over time, then measure). The skeleton is rebuilt by forward kinematics from the source's root
+trajectory. It has no parameters and no learned identity model, which makes it the strong utility
+baseline of DESIGN §5: the motion is untouched, only the proportions change.
+
+Missing joints: a bone whose parent or child is NaN in a source frame has no direction, so that joint
+and its whole subtree are NaN in that frame of the output; a bone missing in every reference frame has
+no length and leaves its subtree NaN throughout.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+from torch import nn
+
+from ...data.clip import Clip
+from ...errors import InputError
+from ...skeleton import Topology, bone_directions, forward_kinematics, get_topology, mean_pose_bone_lengths
+from ...skeleton.geometry import bone_vectors
+from .retarget_inputs import check_retarget_inputs
+
+EPS = 1e-8
+
+
+def naive_retarget(joints: np.ndarray, reference: np.ndarray, topology: str | Topology) -> np.ndarray:
+    """(T, J, 3) source and (T', J, 3) reference of the same topology -> (T, J, 3) retargeted joints."""
+    topo = get_topology(topology)
+    joints = np.asarray(joints, dtype=np.float32)
+    directions = bone_directions(joints, topo, eps=EPS)
+    missing = ~np.isfinite(bone_vectors(joints, topo)).all(axis=-1)
+    directions[missing] = np.nan
+    lengths = mean_pose_bone_lengths(reference, topo)
+    return forward_kinematics(joints[:, topo.root], directions, lengths, topo).astype(np.float32)
+
+
+def naive_retarget_clip(clip: Clip, reference: Clip) -> Clip:
+    """The source clip's motion on the reference's mean-pose bone lengths, with provenance in `extra`."""
+    if clip.topology != reference.topology:
+        raise InputError(reference.source_file, f"reference clip {reference.name!r} has topology "
+                                                f"{reference.topology}, the source {clip.topology}")
+    out = naive_retarget(clip.joints, reference.joints, clip.topology)
+    extra = dict(clip.extra, source_clip=clip.name, reference_clip=reference.name, method="naive", beta="1.0")
+    return clip.replace(joints=out, extra=extra)
+
+
+def ancestor_bones(topology: Topology) -> np.ndarray:
+    """(J, J-1) 0/1 matrix: entry (j, b) is 1 when bone b lies on the path from the root to joint j.
+
+    Forward kinematics is then one matrix product: joints = root + ancestors @ bone offsets.
+    """
+    bone_of = {child: b for b, (_, child) in enumerate(topology.bones)}
+    out = np.zeros((topology.num_joints, topology.num_bones), dtype=np.float32)
+    for j in range(topology.num_joints):
+        k = j
+        while topology.parents[k] >= 0:
+            out[j, bone_of[k]] = 1.0
+            k = topology.parents[k]
+    return out
+
+
+class NaiveRetargeter(nn.Module):
+    """`naive_retarget` as a retargeter (docs/ARCHITECTURE.md): no parameters, `beta` = 1."""
+
+    method = "naive"
+
+    def __init__(self, topology: str | Topology):
+        super().__init__()
+        self.topology = get_topology(topology)
+        self.beta = 1.0
+        topo = self.topology
+        self.register_buffer("ancestors", torch.from_numpy(ancestor_bones(topo)), persistent=False)
+        self.register_buffer("bone_children", torch.from_numpy(topo.bone_children), persistent=False)
+        self.register_buffer("bone_parents", torch.from_numpy(topo.bone_parents), persistent=False)
+
+    def config_dict(self) -> dict:
+        return {}
+
+    def mean_pose_bone_lengths(self, ref: torch.Tensor) -> torch.Tensor:
+        """(B, T, J, 3) -> (B, J-1) bone lengths of each clip's mean pose (NaN frames ignored)."""
+        root = self.topology.root
+        centred = ref - ref[:, :, root : root + 1]
+        valid = torch.isfinite(centred).all(dim=-1, keepdim=True)
+        count = valid.sum(dim=1)
+        mean = torch.where(valid, centred, 0.0).sum(dim=1) / count.clamp(min=1)
+        mean = torch.where(count > 0, mean, torch.nan)
+        vec = mean[:, self.bone_children] - mean[:, self.bone_parents]
+        return torch.linalg.vector_norm(vec, dim=-1)
+
+    def forward(self, src: torch.Tensor, ref: torch.Tensor) -> torch.Tensor:
+        vec = src[:, :, self.bone_children] - src[:, :, self.bone_parents]
+        norm = torch.linalg.vector_norm(vec, dim=-1, keepdim=True)
+        directions = torch.where(norm > EPS, vec / norm.clamp(min=EPS), 0.0)
+        offsets = directions * self.mean_pose_bone_lengths(ref)[:, None, :, None]
+        # 0 * NaN would spread a missing bone to every joint in the product: zero it, then mark its subtree.
+        missing = ~(torch.isfinite(vec).all(dim=-1) & torch.isfinite(offsets).all(dim=-1))
+        offsets = torch.where(missing[..., None], 0.0, offsets)
+        subtree_missing = (missing.to(offsets.dtype) @ self.ancestors.T) > 0
+        root = self.topology.root
+        joints = src[:, :, root : root + 1] + torch.einsum("jb,ntbc->ntjc", self.ancestors, offsets)
+        return torch.where(subtree_missing[..., None], torch.nan, joints)
+
+    def retarget(self, src: torch.Tensor, ref: torch.Tensor) -> torch.Tensor:
+        """(B, 64, J, 3) normalized source and reference -> (B, 64, J, 3) retargeted source."""
+        check_retarget_inputs(src, ref, self.topology)
+        return self(src, ref)

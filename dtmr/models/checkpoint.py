@@ -1,0 +1,201 @@
+"""Checkpoints of every method: save atomically, load without running code, rebuild the model.
+
+A checkpoint is `torch.save` of a plain dict (docs/ARCHITECTURE.md):
+
+    {"format": "dtmr-checkpoint", "version": 1, "method": str, "config": dict, "topology": str,
+     "beta": float | None, "data": dict, "metrics": dict, "state_dict": dict[str, Tensor], ...extra}
+
+It is untrusted input: `load_checkpoint` uses `torch.load(weights_only=True)`, so a pickle that would
+call a Python function (e.g. `os.system` through `__reduce__`) is refused, and every failure (missing,
+truncated, corrupted, wrong layout) is a `CheckpointError` naming the file.
+
+Methods register a builder, `register_method("dtmr", builder)`, where `builder(checkpoint) -> Module`
+constructs the (untrained) module from `checkpoint["config"]`, `["topology"]` and `["beta"]`;
+`build_model_from_checkpoint` then loads the weights. Builders register when their module is
+imported; the modules listed in `_PROVIDERS` are imported on the first lookup of an unknown method.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pickle
+import re
+import warnings
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+import torch
+from torch import nn
+
+from ..errors import CheckpointError
+from ..io.atomic import atomic_write
+from ..skeleton import get_topology
+
+FORMAT = "dtmr-checkpoint"
+VERSION = 1
+
+_REQUIRED: dict[str, type | tuple[type, ...]] = {
+    "format": str, "version": int, "method": str, "config": dict, "topology": str,
+    "beta": (float, int, type(None)), "data": dict, "metrics": dict, "state_dict": dict,
+}
+
+Builder = Callable[[dict], nn.Module]
+_BUILDERS: dict[str, Builder] = {}
+#: Modules that call `register_method` when imported (a missing one is skipped).
+_PROVIDERS = ("dtmr.models.dtmr", "dtmr.models.baselines")
+
+
+def register_method(name: str, builder: Builder) -> None:
+    """Make `build_model_from_checkpoint` build checkpoints whose "method" is `name` with `builder`."""
+    _BUILDERS[name] = builder
+
+
+def _builder(method: str) -> Builder | None:
+    if method not in _BUILDERS:
+        for module in _PROVIDERS:
+            try:
+                importlib.import_module(module)
+            except ModuleNotFoundError as exc:
+                if exc.name != module:
+                    raise
+    return _BUILDERS.get(method)
+
+
+def registered_methods() -> list[str]:
+    _builder("")  # import the providers
+    return sorted(_BUILDERS)
+
+
+# ---------------------------------------------------------------------------------------------- save
+
+def _plain(value, where: str):
+    """`value` with NumPy scalars/arrays and paths converted; anything else weights_only cannot load raises."""
+    if value is None or isinstance(value, (bool, int, float, str, torch.Tensor)):
+        return value
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, np.ndarray):
+        return torch.from_numpy(np.ascontiguousarray(value))
+    if isinstance(value, Path):
+        return str(value)
+    if isinstance(value, (list, tuple)):
+        return type(value)(_plain(v, f"{where}[{i}]") for i, v in enumerate(value))
+    if isinstance(value, dict):
+        out = {}
+        for k, v in value.items():
+            if not isinstance(k, (str, int)):
+                raise TypeError(f"checkpoint {where}: key {k!r} is not a str or int")
+            out[k] = _plain(v, f"{where}[{k!r}]")
+        return out
+    raise TypeError(f"checkpoint {where}: {type(value).__name__} cannot be stored in a weights-only checkpoint")
+
+
+def _config_of(model: nn.Module) -> dict:
+    if hasattr(model, "config_dict"):
+        return model.config_dict()
+    raise TypeError(f"{type(model).__name__} has no config_dict(); see dtmr.models.interface")
+
+
+def save_checkpoint(path: str | Path, model: nn.Module, *, data: dict, metrics: dict,
+                    extra: dict | None = None) -> Path:
+    """Write `model` (any retargeter) as a checkpoint dict, atomically. Returns the path.
+
+    `extra` adds top-level keys (e.g. the trainer's optimizer state); it may not replace the keys above.
+    """
+    beta = getattr(model, "beta", None)
+    checkpoint = {
+        "format": FORMAT,
+        "version": VERSION,
+        "method": str(model.method),
+        "config": _plain(_config_of(model), "config"),
+        "topology": get_topology(model.topology).name,
+        "beta": None if beta is None else float(beta),
+        "data": _plain(dict(data), "data"),
+        "metrics": _plain(dict(metrics), "metrics"),
+        "state_dict": {k: v.detach().to("cpu", copy=True) for k, v in model.state_dict().items()},
+    }
+    if extra:
+        clash = sorted(set(extra) & set(checkpoint))
+        if clash:
+            raise ValueError(f"extra checkpoint keys would replace required ones: {', '.join(clash)}")
+        checkpoint.update(_plain(dict(extra), "extra"))
+    path = Path(path)
+    with atomic_write(path) as tmp:
+        torch.save(checkpoint, tmp)
+    return path
+
+
+# ---------------------------------------------------------------------------------------------- load
+
+def load_checkpoint(path: str | Path, device: str | torch.device | None = None) -> dict:
+    """Load and validate a checkpoint dict; tensors are mapped to `device` (CPU when None)."""
+    path = Path(path)
+    if not path.is_file():
+        raise CheckpointError(path, "no such checkpoint file")
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # the weights-only unpickler warns about pickle protocols
+            checkpoint = torch.load(path, map_location=device or "cpu", weights_only=True)
+    except pickle.UnpicklingError as exc:
+        blocked = re.search(r"GLOBAL (\S+)", str(exc))
+        if blocked:
+            raise CheckpointError(
+                path, f"refused to load: it references the Python object {blocked.group(1)}, which could run "
+                "code; checkpoints may hold only tensors and plain containers") from None
+        raise CheckpointError(path, "not a valid checkpoint (corrupted, or not written by torch.save)") from None
+    except Exception as exc:  # noqa: BLE001 - torch reports damage as RuntimeError, EOFError, KeyError, ...
+        detail = str(exc).split(".")[0].strip() or type(exc).__name__
+        raise CheckpointError(path, f"truncated or corrupted checkpoint ({detail})") from None
+    validate_checkpoint(checkpoint, path)
+    return checkpoint
+
+
+def validate_checkpoint(checkpoint, path: str | Path | None = None) -> None:
+    """Raise CheckpointError unless `checkpoint` has the documented layout."""
+    if not isinstance(checkpoint, dict):
+        raise CheckpointError(path, f"not a DTMR checkpoint (holds a {type(checkpoint).__name__}, not a dict)")
+    if checkpoint.get("format") != FORMAT:
+        raise CheckpointError(path, f"not a DTMR checkpoint (format is {checkpoint.get('format')!r}, "
+                                    f"expected {FORMAT!r})")
+    for key, kind in _REQUIRED.items():
+        if key not in checkpoint:
+            raise CheckpointError(path, f"checkpoint lacks {key!r}")
+        if not isinstance(checkpoint[key], kind) or (kind is int and isinstance(checkpoint[key], bool)):
+            raise CheckpointError(path, f"checkpoint field {key!r} has the wrong type "
+                                        f"({type(checkpoint[key]).__name__})")
+    if checkpoint["version"] > VERSION:
+        raise CheckpointError(path, f"checkpoint version {checkpoint['version']} is newer than this program "
+                                    f"reads ({VERSION})")
+    bad = [k for k, v in checkpoint["state_dict"].items() if not isinstance(k, str) or not isinstance(v, torch.Tensor)]
+    if bad:
+        raise CheckpointError(path, f"state_dict entry {bad[0]!r} is not a named tensor")
+    try:
+        get_topology(checkpoint["topology"])
+    except KeyError as exc:
+        raise CheckpointError(path, exc.args[0]) from None
+
+
+def build_model_from_checkpoint(checkpoint: dict, *, source: str | Path | None = None) -> nn.Module:
+    """The module of `checkpoint["method"]` with its weights loaded, in eval mode.
+
+    `source` names the file in error messages.
+    """
+    validate_checkpoint(checkpoint, source)
+    method = checkpoint["method"]
+    builder = _builder(method)
+    if builder is None:
+        raise CheckpointError(source, f"unknown method {method!r} (known: {', '.join(sorted(_BUILDERS))})")
+    try:
+        model = builder(checkpoint)
+    except (TypeError, ValueError, KeyError) as exc:
+        raise CheckpointError(source, f"invalid {method} configuration: {exc}") from None
+    if model.topology.name != checkpoint["topology"]:
+        raise CheckpointError(source, f"config topology {model.topology.name} differs from the checkpoint's "
+                                      f"{checkpoint['topology']}")
+    try:
+        model.load_state_dict(checkpoint["state_dict"], strict=True)
+    except RuntimeError as exc:
+        first = str(exc).splitlines()[1:2] or [str(exc)]
+        raise CheckpointError(source, f"weights do not fit the {method} model: {first[0].strip()}") from None
+    return model.eval()

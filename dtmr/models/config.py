@@ -1,0 +1,161 @@
+"""`DTMRConfig`: every size of DisentangledTMR, with the `paper` and `small` presets side by side.
+
+The joint count is never a field: it comes from the topology (`DTMRConfig.num_joints`), so the same
+preset builds a 25-, 22- or 20-joint model. The feature sizes the training heads are built around
+(`action_dim`, `identity_dim`, `frames`) are plain fields.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+
+from ..skeleton import MODEL_FRAMES, Topology, get_topology
+
+#: per joint and frame: position, velocity and acceleration (3 coordinates each)
+FEATURE_CHANNELS = 9
+
+#: Spatial attention groups of a Skeleton-MixFormer block (fixed by the MixFormer design).
+MIXFORMER_ATTENTION_GROUPS = 4
+
+# Field values that differ between presets; every other field keeps its default in both.
+#                                 paper                     small
+_PRESET_TABLE: dict[str, tuple[object, object]] = {
+    "action_conv_channels":       (64,                       24),
+    "action_hidden":              (256,                      64),
+    "action_heads":               (8,                        4),
+    "action_layers":              (2,                        1),
+    "action_ffn":                 (512,                      128),
+    "action_dim":                 (768,                      128),
+    "mixformer_channels":         ((80, 160, 320),           (16, 32, 64)),
+    "mixformer_blocks":           ((4, 3, 3),                (1, 1, 1)),
+    "mixformer_adjacency_groups": (8,                        4),
+    "mixformer_dilations":        ((1, 2),                   (1,)),
+    "identity_channels":          ((64, 128, 256, 256),      (32, 64, 64, 64)),
+    "identity_heads":             (8,                        4),
+    "bone_hidden":                (128,                      64),
+    "identity_fusion_hidden":     (512,                      128),
+    "identity_dim":               (256,                      64),
+    "decoder_layers":             (6,                        3),
+    "decoder_dim":                (320,                      128),
+    "decoder_heads":              (8,                        4),
+    "decoder_ffn":                (2048,                     384),
+}
+PRESET_NAMES = ("paper", "small")
+
+
+@dataclass(frozen=True)
+class DTMRConfig:
+    """Sizes of DisentangledTMR. Defaults are the `paper` preset (22.7 M parameters on NTU-25)."""
+
+    topology: str = "ntu25"
+    frames: int = MODEL_FRAMES
+    preset_name: str = "paper"
+    dropout: float = 0.1
+
+    # Action encoder, branch A: parallel temporal convolutions over the flattened joints, then
+    # temporal self-attention at `action_hidden`, then a projection to `action_dim`.
+    action_conv_kernels: tuple[int, ...] = (3, 5, 7)
+    action_conv_channels: int = 64  # output channels of each kernel's convolution
+    action_hidden: int = 256
+    action_heads: int = 8
+    action_layers: int = 2
+    action_ffn: int = 512
+    action_dim: int = 768
+
+    # Action encoder, branch B: Skeleton-MixFormer stages (channels and block count per stage; each
+    # stage after the first halves the frame count).
+    mixformer_channels: tuple[int, ...] = (80, 160, 320)
+    mixformer_blocks: tuple[int, ...] = (4, 3, 3)
+    mixformer_adjacency_groups: int = 8  # channel groups sharing one learnable adjacency
+    mixformer_temporal_kernel: int = 5
+    mixformer_dilations: tuple[int, ...] = (1, 2)
+
+    # Identity encoder: 3 -> channels[0] input projection, GCN channels[0] -> ... -> channels[-1].
+    identity_channels: tuple[int, ...] = (64, 128, 256, 256)
+    identity_heads: int = 8
+    bone_hidden: int = 128
+    identity_fusion_hidden: int = 512
+    identity_dim: int = 256
+
+    # Factorized decoder.
+    decoder_layers: int = 6
+    decoder_dim: int = 320
+    decoder_heads: int = 8
+    decoder_ffn: int = 2048
+
+    def __post_init__(self) -> None:
+        for name in ("action_conv_kernels", "mixformer_channels", "mixformer_blocks", "mixformer_dilations",
+                     "identity_channels"):
+            object.__setattr__(self, name, tuple(int(v) for v in getattr(self, name)))
+        self._check()
+
+    # ------------------------------------------------------------------ construction
+
+    @classmethod
+    def preset(cls, name: str, topology: str | Topology = "ntu25", **overrides) -> "DTMRConfig":
+        """The named preset ("paper" or "small") for `topology`, with optional field overrides."""
+        if name not in PRESET_NAMES:
+            raise ValueError(f"unknown preset {name!r} (known: {', '.join(PRESET_NAMES)})")
+        column = PRESET_NAMES.index(name)
+        values = {key: pair[column] for key, pair in _PRESET_TABLE.items()}
+        values.update(overrides)
+        return cls(topology=get_topology(topology).name, preset_name=name, **values)
+
+    def to_dict(self) -> dict:
+        """Plain JSON/checkpoint-safe values (tuples become lists)."""
+        out = {}
+        for f in dataclasses.fields(self):
+            value = getattr(self, f.name)
+            out[f.name] = list(value) if isinstance(value, tuple) else value
+        return out
+
+    @classmethod
+    def from_dict(cls, values: dict) -> "DTMRConfig":
+        """Inverse of `to_dict`; unknown keys raise ValueError naming them."""
+        known = {f.name for f in dataclasses.fields(cls)}
+        unknown = sorted(set(values) - known)
+        if unknown:
+            raise ValueError(f"unknown DTMRConfig fields: {', '.join(unknown)}")
+        return cls(**values)
+
+    # ------------------------------------------------------------------ derived sizes
+
+    @property
+    def num_joints(self) -> int:
+        return get_topology(self.topology).num_joints
+
+    @property
+    def feature_channels(self) -> int:
+        return FEATURE_CHANNELS
+
+    def _check(self) -> None:
+        topo = get_topology(self.topology)  # raises KeyError for an unknown name
+        problems = []
+        if topo.num_joints < 2:
+            problems.append("the topology needs at least 2 joints")
+        if self.frames % (2 ** (len(self.mixformer_channels) - 1)):
+            problems.append(f"frames={self.frames} must be divisible by 2^(MixFormer stages - 1)")
+        if len(self.mixformer_channels) != len(self.mixformer_blocks) or min(self.mixformer_blocks, default=0) < 1:
+            problems.append("mixformer_channels and mixformer_blocks need one entry >= 1 per stage")
+        branches = len(self.mixformer_dilations) + 3
+        for c in self.mixformer_channels:
+            if c % branches or c % self.mixformer_adjacency_groups or c % (2 * MIXFORMER_ATTENTION_GROUPS):
+                problems.append(f"MixFormer width {c} must be divisible by {branches} temporal branches, "
+                                f"{self.mixformer_adjacency_groups} adjacency groups and "
+                                f"{2 * MIXFORMER_ATTENTION_GROUPS} (attention group halves)")
+        if self.mixformer_adjacency_groups % MIXFORMER_ATTENTION_GROUPS:
+            problems.append(f"mixformer_adjacency_groups must be a multiple of {MIXFORMER_ATTENTION_GROUPS}")
+        for dim, heads, what in ((self.action_hidden, self.action_heads, "action_hidden"),
+                                 (self.identity_channels[-1], self.identity_heads, "identity_channels[-1]"),
+                                 (self.decoder_dim, self.decoder_heads, "decoder_dim")):
+            if dim % heads:
+                problems.append(f"{what}={dim} is not divisible by its {heads} heads")
+        if len(self.identity_channels) < 2:
+            problems.append("identity_channels needs the input width and at least one GCN layer")
+        if any(k % 2 == 0 for k in self.action_conv_kernels):
+            problems.append("action_conv_kernels must be odd (same-length convolutions)")
+        if not 0.0 <= self.dropout < 1.0:
+            problems.append("dropout must be in [0, 1)")
+        if problems:
+            raise ValueError("invalid DTMRConfig: " + "; ".join(problems))

@@ -1,0 +1,94 @@
+"""`DisentangledTMR`: D(E_A(src), E_I(ref)), the model of ../seeds/001 (ECCV 2026).
+
+    src (B, 64, J, 3) -> motion features (B, 64, J, 9) -> E_A -> action memory (B, 64, 768)
+    ref (B, 64, J, 3) -> mean pose, bone lengths     -> E_I -> identity        (B, 256)
+    D(action memory, identity) -> (B, 64, J, 3), autoregressive (key/value cache at inference)
+
+The auxiliary heads of training (classifiers, adversaries, discriminator) are built by the trainer
+around `config.action_dim` and `config.identity_dim`; they are not part of this module.
+"""
+
+from __future__ import annotations
+
+import torch
+from torch import nn
+
+from ..skeleton import get_topology
+from .action_encoder import ActionEncoder
+from .checkpoint import register_method
+from .config import DTMRConfig
+from .decoder import FactorizedDecoder
+from .features import motion_features
+from .identity_encoder import IdentityEncoder
+
+#: β recommended by the paper (one model is trained per β; see DESIGN §3)
+DEFAULT_BETA = 0.2
+
+
+class DisentangledTMR(nn.Module):
+    method = "dtmr"
+
+    def __init__(self, config: DTMRConfig, beta: float = DEFAULT_BETA):
+        super().__init__()
+        if not 0.0 <= beta <= 1.0:
+            raise ValueError(f"beta must be in [0, 1], got {beta}")
+        self.config = config
+        self.topology = get_topology(config.topology)
+        self.beta = float(beta)
+        self.action_encoder = ActionEncoder(config, self.topology)
+        self.identity_encoder = IdentityEncoder(config, self.topology)
+        self.decoder = FactorizedDecoder(config, self.topology.num_joints)
+
+    def _check_clip(self, x: torch.Tensor, what: str) -> None:
+        expected = (self.config.frames, self.topology.num_joints, 3)
+        if x.ndim != 4 or tuple(x.shape[1:]) != expected:
+            raise ValueError(f"{what} must be (B, {', '.join(map(str, expected))}) for {self.topology.name}, "
+                             f"got {tuple(x.shape)}")
+
+    def encode_action(self, src: torch.Tensor) -> torch.Tensor:
+        """(B, 64, J, 3) normalized source -> (B, 64, action_dim)."""
+        self._check_clip(src, "source")
+        return self.action_encoder(motion_features(src))
+
+    def encode_identity(self, ref: torch.Tensor) -> torch.Tensor:
+        """(B, 64, J, 3) normalized reference -> (B, identity_dim)."""
+        self._check_clip(ref, "reference")
+        return self.identity_encoder(ref)
+
+    def decode(self, action_memory: torch.Tensor, identity: torch.Tensor, target: torch.Tensor | None = None,
+               teacher_forcing: float = 0.0, use_cache: bool = True) -> torch.Tensor:
+        """-> (B, 64, J, 3). See `FactorizedDecoder.forward` for teacher forcing and caching."""
+        return self.decoder(action_memory, identity, target, teacher_forcing, use_cache)
+
+    def forward(self, src: torch.Tensor, ref: torch.Tensor, target: torch.Tensor | None = None,
+                teacher_forcing: float = 0.0) -> torch.Tensor:
+        """The full retarget (no β blend), optionally teacher-forced towards `target`."""
+        return self.decode(self.encode_action(src), self.encode_identity(ref), target, teacher_forcing)
+
+    def retarget(self, src: torch.Tensor, ref: torch.Tensor, use_cache: bool = True) -> torch.Tensor:
+        """D(E_A(src), E_I(ref)), (B, 64, J, 3) in the normalized space, decoded autoregressively."""
+        return self.decode(self.encode_action(src), self.encode_identity(ref), use_cache=use_cache)
+
+    def config_dict(self) -> dict:
+        return self.config.to_dict()
+
+    def parameter_counts(self) -> dict[str, int]:
+        """Trainable parameters per component (the paper's table)."""
+        def count(module: nn.Module) -> int:
+            return sum(p.numel() for p in module.parameters() if p.requires_grad)
+
+        return {
+            "total": count(self),
+            "action_encoder": count(self.action_encoder),
+            "mixformer": count(self.action_encoder.mixformer),
+            "identity_encoder": count(self.identity_encoder),
+            "decoder": count(self.decoder),
+        }
+
+
+def _build_from_checkpoint(checkpoint: dict) -> DisentangledTMR:
+    beta = checkpoint.get("beta")
+    return DisentangledTMR(DTMRConfig.from_dict(checkpoint["config"]), beta=DEFAULT_BETA if beta is None else beta)
+
+
+register_method("dtmr", _build_from_checkpoint)

@@ -1,0 +1,296 @@
+"""The three-stage training of DisentangledTMR (DESIGN §4; seeds/001 "Loss & Training").
+
+A batch is B quadruplets [(P1,A1), (P1,A2), (P2,A1), (P2,A2)] from the same view. Every clip is encoded
+once: A = E_A(x) (4B, 64, Da), I = E_I(x) (4B, Di). Decoding uses four (action, identity) -> target pairs
+per quadruplet:
+
+    cross  A(P1,A1) + I(P2,A2) -> x(P2,A1)      self  A(P1,A1) + I(P1,A2) -> x(P1,A1)
+    cross  A(P2,A2) + I(P1,A1) -> x(P1,A2)      self  A(P2,A2) + I(P2,A1) -> x(P2,A2)
+
+and every loss on the output is computed on the β-blend `out = β·D + (1-β)·src` (the decoder learns what
+complements the source). Teacher forcing feeds the decoder the output it should produce,
+`D* = (target - (1-β)·src) / β`, shifted by one frame; one draw per batch decides (the stage's schedule).
+
+Stage 1 (decoder frozen): action CE, identity CE, SupCon, KL(identity adversary || uniform),
+orthogonality, cross-correlation. Stage 2: reconstruction terms; encoders at 1 % of the base rate.
+Stage 3: all of them plus output action CE, the sequence discriminator and the output identity adversary,
+at base/10. Critics (the adversaries and the discriminator) and the output action classifier learn in
+their own optimizer step on detached inputs after each generator step; the generator sees them frozen.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import torch
+from torch import nn
+from torch.func import functional_call
+
+from ..data.quadruplets import QuadrupletSampler
+from ..errors import DtmrError
+from ..models.checkpoint import save_checkpoint
+from ..models.config import DTMRConfig
+from ..models.dtmr import DisentangledTMR
+from ..models.interface import blend_release
+from . import losses as L
+from .data import TrainingData
+from .distributed import DistributedContext
+from .heads import AuxiliaryHeads, Critics
+from .loop import EpochTrainer, epoch_rng
+from .progress import EventWriter
+from .schedules import StageSpec, dtmr_stages, per_batch_teacher_forcing
+
+#: quadruplet roles (dtmr/data/quadruplets.py): x[:, 0] = (P1,A1), 1 = (P1,A2), 2 = (P2,A1), 3 = (P2,A2)
+#: decoding pairs: (action clip, identity clip, target clip); the first two are cross pairs
+DECODE_PAIRS = ((0, 3, 2), (3, 0, 1), (0, 1, 0), (3, 2, 3))
+CROSS_PAIRS = 2
+DEFAULT_QUADRUPLETS_PER_EPOCH = 50_000  # NTU60 in the paper
+#: stage-2 terms, computed on the blended output against the target
+RECONSTRUCTION_TERMS = ("mse", "end_effector", "bone", "velocity", "smoothness", "foot_contact", "joint_range")
+
+
+@dataclass
+class TrainConfig:
+    data: str
+    split: str
+    out: str
+    preset: str = "small"
+    beta: float = 0.2
+    epochs: tuple[int, int, int] | None = None
+    batch: int = 32  # quadruplets per optimizer step, over all processes
+    lr: float | None = None
+    device: str | None = None
+    seed: int = 0
+    quadruplets_per_epoch: int | None = None  # default: twice the training clips, at most 50k
+    topology: str | None = None
+    model_overrides: dict = field(default_factory=dict)  # DTMRConfig fields (tests use tiny models)
+
+
+def _parts(model: DisentangledTMR, heads: AuxiliaryHeads, critics: Critics) -> dict[str, nn.Module]:
+    """The trainable parts by the names of `StageSpec.learning_rates`."""
+    return {
+        "action_encoder": model.action_encoder,
+        "identity_encoder": model.identity_encoder,
+        "decoder": model.decoder,
+        "heads": nn.ModuleList([heads.action_classifier, heads.identity_classifier, heads.projection]),
+        "output_heads": heads.output_classifier,
+        "adversary": critics.identity_adversary,
+        "output_adversary": critics.output_identity_adversary,
+        "discriminator": critics.discriminator,
+    }
+
+
+GENERATOR_PARTS = ("action_encoder", "identity_encoder", "decoder", "heads")
+CRITIC_PARTS = ("adversary", "output_adversary", "discriminator", "output_heads")
+
+
+def frozen(module: nn.Module):
+    """`module` as a function of its input only: its parameters are constants (no gradient reaches them)."""
+    params = {n: p.detach() for n, p in module.named_parameters()}
+    params.update(dict(module.named_buffers()))
+    return lambda x: functional_call(module, params, (x,))
+
+
+class GeneratorLoss(nn.Module):
+    """One generator forward: encodings, decoding and every loss term of the stage (a module so DDP can sync it)."""
+
+    def __init__(self, model: DisentangledTMR, heads: AuxiliaryHeads, critics: Critics):
+        super().__init__()
+        self.model = model
+        self.heads = heads
+        self._critics = [critics]  # in a list: not a submodule, so DDP does not manage its parameters
+
+    def forward(self, x: torch.Tensor, subjects: torch.Tensor, actions: torch.Tensor, fps: torch.Tensor,
+                stage: int, teacher_forced: bool) -> tuple[dict[str, torch.Tensor], dict[str, torch.Tensor]]:
+        """x (B, 4, 64, J, 3); subjects, actions: class indices (B, 4); fps (B, 4).
+
+        Returns the loss terms and the detached tensors the critic step needs.
+        """
+        model, heads, critics = self.model, self.heads, self._critics[0]
+        b = x.shape[0]
+        clips = x.reshape(4 * b, *x.shape[2:])
+        subj, act = subjects.reshape(-1), actions.reshape(-1)
+        action_features = model.encode_action(clips)  # (4B, 64, Da)
+        identity = model.encode_identity(clips)  # (4B, Di)
+        pooled = action_features.mean(dim=1)
+        terms: dict[str, torch.Tensor] = {}
+        saved: dict[str, torch.Tensor] = {"pooled_action": pooled.detach(), "subjects": subj}
+        if stage in (1, 3):
+            terms["action_ce"] = L.classification_loss(heads.action_classifier(pooled), act)
+            terms["identity_ce"] = L.classification_loss(heads.identity_classifier(identity), subj)
+            terms["supcon"] = L.supervised_contrastive_loss(heads.projection(pooled), act, subj)
+            terms["adversary"] = L.kl_to_uniform(frozen(critics.identity_adversary)(pooled))
+            terms["orthogonality"] = L.orthogonality_loss(action_features, identity)
+            terms["cross_correlation"] = L.cross_correlation_loss(action_features, identity)
+        if stage in (2, 3):
+            beta = model.beta
+
+            def view(t: torch.Tensor, role: int) -> torch.Tensor:
+                return t.view(b, 4, *t.shape[1:])[:, role]
+
+            src = torch.cat([x[:, a] for a, _, _ in DECODE_PAIRS])  # (4B, 64, J, 3), pair-major
+            target = torch.cat([x[:, t] for _, _, t in DECODE_PAIRS])
+            memory = torch.cat([view(action_features, a) for a, _, _ in DECODE_PAIRS])
+            ident = torch.cat([view(identity, i) for _, i, _ in DECODE_PAIRS])
+            target_fps = torch.cat([fps[:, t] for _, _, t in DECODE_PAIRS])
+            decoder_target = (target - (1.0 - beta) * src) / beta if beta > 0 else target
+            full = model.decode(memory, ident, decoder_target, teacher_forcing=1.0 if teacher_forced else 0.0)
+            out = blend_release(full, src, beta)
+            topo = model.topology
+            terms["mse"] = L.mse_loss(out, target)
+            terms["end_effector"] = L.end_effector_loss(out, target, topo)
+            terms["bone"] = L.bone_length_loss(out, target, topo)
+            terms["velocity"] = L.velocity_loss(out, target)
+            terms["smoothness"] = L.smoothness_loss(out, target)
+            terms["foot_contact"] = L.foot_contact_loss(out, target, topo, target_fps)
+            terms["joint_range"] = L.joint_range_loss(out, target, topo)
+            saved.update(out=out.detach(), target=target,
+                         source_actions=torch.cat([actions[:, a] for a, _, _ in DECODE_PAIRS]),
+                         source_subjects=torch.cat([subjects[:, a] for a, _, _ in DECODE_PAIRS]))
+            if stage == 3:
+                cross = out[: CROSS_PAIRS * b]
+                terms["output_action_ce"] = L.classification_loss(frozen(heads.output_classifier)(out),
+                                                                  saved["source_actions"])
+                terms["discriminator"] = L.generator_adversarial_loss(frozen(critics.discriminator)(out))
+                terms["output_identity_adversary"] = L.kl_to_uniform(
+                    frozen(critics.output_identity_adversary)(cross))
+        return terms, saved
+
+
+class DTMRTrainer(EpochTrainer):
+    def __init__(self, config: TrainConfig, data: TrainingData, ctx: DistributedContext,
+                 events: EventWriter | None = None, resume: bool = False):
+        super().__init__(config.out, ctx, config.seed, events, resume)
+        if not 0.0 <= config.beta <= 1.0:
+            raise DtmrError(f"beta must lie in [0, 1], got {config.beta}")
+        self.config = config
+        self.data = data
+        torch.manual_seed(config.seed)
+        model_config = DTMRConfig.preset(config.preset, data.topology, **config.model_overrides)
+        self.model = DisentangledTMR(model_config, beta=config.beta).to(ctx.device)
+        n_subjects, n_actions = len(data.subject_labels), len(data.action_labels)
+        joints = self.model.topology.num_joints
+        self.heads = AuxiliaryHeads(model_config.action_dim, model_config.identity_dim, joints, n_actions,
+                                    n_subjects).to(ctx.device)
+        self.critics = Critics(model_config.action_dim, joints, n_subjects).to(ctx.device)
+        self.stages: tuple[StageSpec, ...] = dtmr_stages(config.preset, config.lr, config.epochs)
+        self.train_x = torch.from_numpy(data.train.joints)
+        self.train_subjects = torch.from_numpy(data.subject_classes(data.train.subjects))
+        self.train_actions = torch.from_numpy(data.action_classes(data.train.actions))
+        self.train_fps = torch.from_numpy(data.train.fps)
+        n_quads = config.quadruplets_per_epoch or min(DEFAULT_QUADRUPLETS_PER_EPOCH, 2 * len(data.train))
+        self.quadruplets_per_epoch = max(config.batch, n_quads - n_quads % config.batch)
+        self.sampler_metadata = data.train.sampler_metadata()
+        QuadrupletSampler(self.sampler_metadata, seed=0)  # fail early when no quadruplet exists
+        self.optimizers: dict[str, torch.optim.Optimizer] = {}
+        self.generator: nn.Module | None = None
+        self.critic_steps: dict[str, nn.Module] = {}
+
+    # ---------------------------------------------------------------- plan
+
+    def run_config(self) -> dict:
+        c = dataclasses.asdict(self.config)
+        c.pop("out")
+        c.pop("device")
+        return json.loads(json.dumps(c))  # tuples -> lists, as stored
+
+    def stage_plan(self) -> list[tuple[int, str, int]]:
+        return [(s.stage, s.name, s.epochs) for s in self.stages]
+
+    def steps_per_epoch(self, stage: int) -> int:
+        return self.quadruplets_per_epoch // self.config.batch
+
+    def start_stage(self, stage: int) -> None:
+        spec = self.stages[stage - 1]
+        parts = _parts(self.model, self.heads, self.critics)
+        for name, module in parts.items():
+            module.requires_grad_(name in spec.learning_rates)
+        groups = [{"params": list(parts[n].parameters()), "lr": spec.learning_rates[n]}
+                  for n in GENERATOR_PARTS if n in spec.learning_rates]
+        self.optimizers = {"generator": torch.optim.Adam(groups)}
+        self.critic_steps = {}
+        for name in CRITIC_PARTS:
+            if name in spec.learning_rates:
+                self.optimizers[name] = torch.optim.Adam(parts[name].parameters(), lr=spec.learning_rates[name])
+                self.critic_steps[name] = self.ctx.wrap(parts[name])
+        self.generator = self.ctx.wrap(GeneratorLoss(self.model, self.heads, self.critics))
+        self.teacher_forcing = spec.teacher_forcing
+
+    # ---------------------------------------------------------------- steps
+
+    def epoch_steps(self, stage: int, epoch: int) -> Iterator[tuple[dict[str, float], int]]:
+        rng = epoch_rng(self.seed, stage, epoch)
+        sampler = QuadrupletSampler(self.sampler_metadata, seed=int(rng.integers(2**63)))
+        quads = torch.from_numpy(sampler.sample(self.quadruplets_per_epoch))
+        steps = self.steps_per_epoch(stage)
+        weights = L.STAGE_WEIGHTS[stage]
+        share = self.ctx.share(self.config.batch)
+        self.model.train()
+        self.heads.train()
+        self.critics.train()
+        for step in range(steps):
+            q = quads[step * self.config.batch:(step + 1) * self.config.batch][share]
+            tf_prob = self.teacher_forcing.at(step + epoch * steps, steps * self.stages[stage - 1].epochs) \
+                if self.teacher_forcing else 0.0
+            teacher_forced = per_batch_teacher_forcing(tf_prob, rng)
+            device = self.ctx.device
+            terms, saved = self.generator(
+                self.train_x[q].to(device), self.train_subjects[q].to(device), self.train_actions[q].to(device),
+                self.train_fps[q].to(device), stage, teacher_forced)
+            total = L.weighted_total(terms, weights)
+            self.optimizers["generator"].zero_grad(set_to_none=True)
+            total.backward()
+            self.optimizers["generator"].step()
+            logged = {k: float(v.detach()) for k, v in terms.items()}
+            logged["total"] = float(total.detach())
+            logged.update(self._critic_step(stage, saved))
+            yield logged, 4 * len(q)
+
+    def _critic_step(self, stage: int, saved: dict[str, torch.Tensor]) -> dict[str, float]:
+        losses: dict[str, torch.Tensor] = {}
+        if "adversary" in self.critic_steps:
+            losses["critic_adversary"] = L.adversary_loss(self.critic_steps["adversary"], saved["pooled_action"],
+                                                          saved["subjects"])
+        if stage == 3:
+            n_cross = saved["out"].shape[0] * CROSS_PAIRS // len(DECODE_PAIRS)
+            losses["critic_output_adversary"] = L.adversary_loss(
+                self.critic_steps["output_adversary"], saved["out"][:n_cross], saved["source_subjects"][:n_cross])
+            losses["critic_discriminator"] = L.discriminator_loss(
+                self.critic_steps["discriminator"], saved["target"], saved["out"])
+            losses["critic_output_classifier"] = L.adversary_loss(
+                self.critic_steps["output_heads"], saved["target"], saved["source_actions"])
+        if not losses:
+            return {}
+        for name in self.critic_steps:
+            self.optimizers[name].zero_grad(set_to_none=True)
+        sum(losses.values()).backward()
+        for name in self.critic_steps:
+            self.optimizers[name].step()
+        return {k: float(v.detach()) for k, v in losses.items()}
+
+    # ---------------------------------------------------------------- state
+
+    def trainer_state(self) -> dict:
+        return {
+            "model": self.model.state_dict(),
+            "heads": self.heads.state_dict(),
+            "critics": self.critics.state_dict(),
+            "optimizers": {k: o.state_dict() for k, o in self.optimizers.items()},
+        }
+
+    def load_trainer_state(self, state: dict) -> None:
+        self.model.load_state_dict(state["model"])
+        self.heads.load_state_dict(state["heads"])
+        self.critics.load_state_dict(state["critics"])
+        for name, opt in self.optimizers.items():
+            opt.load_state_dict(state["optimizers"][name])
+
+    def save_release(self, metrics: dict) -> Path:
+        path = Path(self.config.out) / "model.pt"
+        training = {k: v for k, v in self.run_config().items() if k != "model_overrides"}
+        return save_checkpoint(path, self.model, data=self.data.describe(),
+                               metrics={**metrics, "history": self.history}, extra={"training": training})
