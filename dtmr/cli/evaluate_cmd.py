@@ -40,6 +40,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--retrain-epochs", type=int, default=30,
                    help="epochs of the retrained AR model and of the adaptive attacker")
     p.add_argument("--no-retrain", action="store_true", help="skip retrained AR and the adaptive attacker")
+    p.add_argument("--retrain-per-seed", action="store_true",
+                   help="retrain those two models for every seed (default: once per method, on seed 0's references)")
     p.add_argument("--baseline-epochs", action="append", default=[], metavar="METHOD=E1,E2,...",
                    help="epochs per stage when DMR/PMR are trained here (default: a tenth of the public schedule)")
     p.set_defaults(func=run)
@@ -100,7 +102,8 @@ def run(args: argparse.Namespace) -> int:
             raise DtmrError(f"{m.checkpoint}: a {m.anonymizer.topology.name} model cannot anonymize "
                             f"{data.topology} clips of {args.data}")
     settings = EvalSettings(seeds=args.seeds, recognizer_epochs=args.recognizer_epochs,
-                            retrain_epochs=args.retrain_epochs, retrain=not args.no_retrain)
+                            retrain_epochs=args.retrain_epochs, retrain=not args.no_retrain,
+                            retrain_per_seed=args.retrain_per_seed)
     rows = evaluate(data, methods, evaluators, settings, log)
     run_info = {
         "command": "dtmr evaluate " + " ".join(shlex.quote(a) for a in _argv_of(args)),
@@ -124,5 +127,7 @@ def _argv_of(args: argparse.Namespace) -> list[str]:
     argv += ["--recognizer-epochs", str(args.recognizer_epochs), "--retrain-epochs", str(args.retrain_epochs)]
     if args.no_retrain:
         argv.append("--no-retrain")
+    if args.retrain_per_seed:
+        argv.append("--retrain-per-seed")
     argv += [f"--baseline-epochs={item}" for item in args.baseline_epochs]
     return argv

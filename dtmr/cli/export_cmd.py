@@ -132,18 +132,6 @@ def _recognizers(args):
     return loaded
 
 
-def _action_names(source) -> dict[int, str]:
-    """Label -> name when the source names its actions by 0-based label (the .npz data sets do)."""
-    names = source.action_names
-    if not names:
-        return {}
-    labels = source.metadata_table()["action"]
-    known = labels[labels >= 0]
-    if known.size and known.max() >= len(names):
-        return {}
-    return dict(enumerate(names))
-
-
 def _progress_printer():
     if not sys.stderr.isatty():
         return None
@@ -155,7 +143,7 @@ def _progress_printer():
 
 
 def run(args) -> int:
-    from ..io.sources import open_clip_source
+    from ..io.sources import action_name_map, open_clip_source
     from ..models.anonymizer import Anonymizer
     from ..render import FORMATS, build_comparison, comparison_length, export_video
     from ..render.comparison import action_names_of
@@ -168,7 +156,7 @@ def run(args) -> int:
         index = resolve_clip(source, args.clip)
         clip = source.read(index)
         reference = _read_reference(args, source, index, open_clip_source)
-        source_names = _action_names(source)
+        source_names = action_name_map(source.action_names, source.metadata_table()["action"])
     finally:
         source.close()
     anonymizer = Anonymizer.from_checkpoint(args.model)

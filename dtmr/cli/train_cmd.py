@@ -8,6 +8,7 @@ to stdout as JSON lines (what the Studio's trainer tab reads). `torchrun --nproc
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from pathlib import Path
 
@@ -22,6 +23,16 @@ def _ints(text: str) -> tuple[int, ...]:
     if any(v < 0 for v in values):
         raise argparse.ArgumentTypeError("epochs cannot be negative")
     return values
+
+
+def _model_option(text: str) -> tuple[str, object]:
+    key, sep, value = text.partition("=")
+    if not sep or not key:
+        raise argparse.ArgumentTypeError(f"expected KEY=VALUE, got {text!r}")
+    try:
+        return key, json.loads(value)
+    except json.JSONDecodeError:
+        return key, value
 
 
 def _common(p: argparse.ArgumentParser) -> None:
@@ -45,6 +56,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--epochs", type=_ints, help="epochs per stage, e.g. 20,15,20 (PMR: 6 stages, DMR: 4)")
     p.add_argument("--quadruplets", type=int, help="quadruplets per epoch (default: 2x the training clips, <= 50k)")
     p.add_argument("--topology", help="train on this joint set (ntu25 maps other sets to it)")
+    p.add_argument("--model-option", type=_model_option, action="append", default=[], metavar="KEY=VALUE",
+                   help="override a DTMRConfig field of the preset, e.g. decoder_layers=2 (JSON values)")
     p.set_defaults(func=run_train)
 
     r = sub.add_parser("train-recognizer", help="train an SGN action or subject recognizer on a split")
@@ -98,7 +111,7 @@ def run_train(args: argparse.Namespace) -> int:
                 config = TrainConfig(data=str(args.data), split=args.split, out=str(out), preset=args.preset,
                                      beta=args.beta, epochs=args.epochs, batch=args.batch or 32, lr=args.lr,
                                      device=args.device, seed=args.seed, quadruplets_per_epoch=args.quadruplets,
-                                     topology=args.topology)
+                                     topology=args.topology, model_overrides=dict(args.model_option))
                 trainer = DTMRTrainer(config, data, ctx, events, resume=args.resume)
             else:
                 from ..train.baseline_trainer import DEFAULT_BATCH, DEFAULT_LR, BaselineTrainer

@@ -22,20 +22,23 @@ def top_k_accuracy(probabilities: np.ndarray, classes: np.ndarray, k: int) -> fl
     return float(100.0 * hit.mean()) if len(hit) else float("nan")
 
 
+def _classes(recognizer, labels: Sequence[int]) -> np.ndarray:
+    return np.array([-1 if (c := recognizer.class_index(label)) is None else c for label in labels])
+
+
+def accuracy_of_probabilities(recognizer, probabilities: np.ndarray, labels: Sequence[int]) -> tuple[float, float]:
+    classes = _classes(recognizer, labels)
+    return top_k_accuracy(probabilities, classes, 1), top_k_accuracy(probabilities, classes, 5)
+
+
 def recognition_accuracy(recognizer, clips: Sequence[Clip], labels: Sequence[int], seed: int) -> tuple[float, float]:
     """(top-1, top-5) of `recognizer` on `clips` against data-set `labels`."""
-    classes = np.array([-1 if (c := recognizer.class_index(label)) is None else c for label in labels])
-    proba = recognizer.predict_proba(list(clips), samples=SAMPLES, seed=seed)
-    return top_k_accuracy(proba, classes, 1), top_k_accuracy(proba, classes, 5)
+    return accuracy_of_probabilities(recognizer, recognizer.predict_proba(list(clips), SAMPLES, seed), labels)
 
 
-def linkage_accuracy(recognizer, anonymized: Sequence[Clip], raw: Sequence[Clip], seed: int) -> float:
-    """Percent of anonymized clips whose nearest raw clip (cosine distance between the subject
-    recognizer's clip embeddings) is the clip it was made from; anonymized[i] comes from raw[i].
-    Chance is 100 / len(raw)."""
-    a = recognizer.embed(list(anonymized), samples=SAMPLES, seed=seed)
-    r = recognizer.embed(list(raw), samples=SAMPLES, seed=seed)
-    a /= np.linalg.norm(a, axis=1, keepdims=True) + 1e-12
-    r /= np.linalg.norm(r, axis=1, keepdims=True) + 1e-12
-    nearest = np.argmax(a @ r.T, axis=1)
-    return float(100.0 * (nearest == np.arange(len(a))).mean())
+def nearest_is_source(anonymized_embedding: np.ndarray, raw_embedding: np.ndarray) -> float:
+    """Linkage attack: percent of anonymized clips whose nearest raw clip (cosine similarity of clip
+    embeddings) is the clip it was made from (row i of both). Chance is 100 / len(raw)."""
+    a = anonymized_embedding / (np.linalg.norm(anonymized_embedding, axis=1, keepdims=True) + 1e-12)
+    r = raw_embedding / (np.linalg.norm(raw_embedding, axis=1, keepdims=True) + 1e-12)
+    return float(100.0 * (np.argmax(a @ r.T, axis=1) == np.arange(len(a))).mean())

@@ -10,12 +10,15 @@ everything is measured on the anonymized **test** split. For every method and se
    scored against the *source* subject; chance = 1/#subjects);
 3. retrained AR: an SGN action model trained on the anonymized train clips; adaptive attacker: an SGN
    subject model trained on the anonymized train clips labelled with their source subjects — both tested
-   on the anonymized test clips (for `raw` these are the evaluators themselves);
+   on the anonymized test clips (for `raw` these are the evaluators themselves). SGN training is the cost
+   of the whole protocol on a CPU, so by default the two models are trained once per method, on the train
+   clips anonymized with the first seed's references, and tested on every seed's test clips;
+   `retrain_per_seed` trains them again for every seed;
 4. linkage attack: the nearest raw test clip of each anonymized clip, by the subject evaluator's clip
    embedding, should not be its source (chance = 1/#test clips);
 5. geometry over all frames (`geometry.py`), against the paired target where the data set has one.
 
-Numbers are mean ± std over the seeds (reference draws, segment sampling and retraining).
+Numbers are mean ± std over the seeds (reference draws, segment sampling, and retraining when per seed).
 """
 
 from __future__ import annotations
@@ -30,7 +33,7 @@ import numpy as np
 
 from ..data.clip import Clip
 from ..train.data import TrainingData
-from .attacks import linkage_accuracy, recognition_accuracy
+from .attacks import SAMPLES, accuracy_of_probabilities, nearest_is_source, recognition_accuracy
 from .geometry import geometry_metrics
 from .methods import EvalMethod
 from .metrics import summarize
@@ -45,6 +48,7 @@ class EvalSettings:
     recognizer_epochs: int = 60  # raw-trained evaluators
     retrain_epochs: int = 30  # retrained AR and adaptive attacker, per method and seed
     retrain: bool = True
+    retrain_per_seed: bool = False
 
 
 @dataclass
@@ -100,39 +104,48 @@ def _retrained(task: str, data: TrainingData, clips: Sequence[Clip], labels: Seq
 
 
 def evaluate_method(method: EvalMethod, data: TrainingData, draws: Sequence[SeedDraw], evaluators,
-                    settings: EvalSettings, log: Callable[[str], None]) -> dict:
-    """One row of the results: every metric as {"mean", "std"} (accuracies in percent) plus per-seed values."""
+                    settings: EvalSettings, log: Callable[[str], None], raw_embeddings: dict[int, np.ndarray]) -> dict:
+    """One row of the results: every metric as {"mean", "std"} (accuracies in percent) plus per-seed values.
+
+    `raw_embeddings[seed]`: the subject evaluator's embeddings of the raw test clips (shared by methods).
+    """
     action_eval, subject_eval = evaluators
     test, train = data.test.clips, data.train.clips
     source_actions = [c.action for c in test]
     source_subjects = [c.subject for c in test]
     per_seed = []
+    retrained = None
     for draw in draws:
         started = time.monotonic()
         references = [test[i] for i in draw.test_refs]
         anonymized = method.anonymize(test, references, draw.seed)
         v: dict[str, float] = {}
         v["ar_top1"], v["ar_top5"] = recognition_accuracy(action_eval, anonymized, source_actions, draw.seed)
-        v["ri_top1"], v["ri_top5"] = recognition_accuracy(subject_eval, anonymized, source_subjects, draw.seed)
+        embedding = subject_eval.embed(anonymized, SAMPLES, draw.seed)
+        v["ri_top1"], v["ri_top5"] = accuracy_of_probabilities(
+            subject_eval, subject_eval.probabilities_from_embedding(embedding), source_subjects)
         if settings.retrain:
             if method.method == "raw":
                 v["ar_retrained_top1"], v["ri_adaptive_top1"] = v["ar_top1"], v["ri_top1"]
             else:
-                train_out = method.anonymize(train, [train[i] for i in draw.train_refs], draw.seed)
-                ar = _retrained("action", data, train_out, [c.action for c in train], draw.seed,
-                                settings.retrain_epochs)
-                v["ar_retrained_top1"] = recognition_accuracy(ar, anonymized, source_actions, draw.seed)[0]
-                ri = _retrained("subject", data, train_out, [c.subject for c in train], draw.seed,
-                                settings.retrain_epochs)
-                v["ri_adaptive_top1"] = recognition_accuracy(ri, anonymized, source_subjects, draw.seed)[0]
-        v["linkage"] = linkage_accuracy(subject_eval, anonymized, test, draw.seed)
+                if retrained is None or settings.retrain_per_seed:
+                    train_out = method.anonymize(train, [train[i] for i in draw.train_refs], draw.seed)
+                    retrained = (
+                        _retrained("action", data, train_out, [c.action for c in train], draw.seed,
+                                   settings.retrain_epochs),
+                        _retrained("subject", data, train_out, [c.subject for c in train], draw.seed,
+                                   settings.retrain_epochs),
+                    )
+                v["ar_retrained_top1"] = recognition_accuracy(retrained[0], anonymized, source_actions, draw.seed)[0]
+                v["ri_adaptive_top1"] = recognition_accuracy(retrained[1], anonymized, source_subjects, draw.seed)[0]
+        v["linkage"] = nearest_is_source(embedding, raw_embeddings[draw.seed])
         targets = [test[t] if t >= 0 else None for t in draw.targets]
         v.update(geometry_metrics(anonymized, test, references, targets))
         per_seed.append(v)
         log(f"{method.label}, seed {draw.seed}: AR {v['ar_top1']:.1f}  RI {v['ri_top1']:.1f}"
             + (f"  AR retrained {v['ar_retrained_top1']:.1f}  RI adaptive {v['ri_adaptive_top1']:.1f}"
                if settings.retrain else "")
-            + f"  ({time.monotonic() - started:.0f} s)")
+            + f"  linkage {v['linkage']:.1f}  ({time.monotonic() - started:.0f} s)")
     row = {"method": method.method, "beta": method.beta, "label": method.label, "checkpoint": method.checkpoint}
     for key in per_seed[0]:
         row[key] = summarize([s[key] for s in per_seed])
@@ -148,4 +161,5 @@ def chance_levels(data: TrainingData) -> dict[str, float]:
 def evaluate(data: TrainingData, methods: Sequence[EvalMethod], evaluators, settings: EvalSettings,
              log: Callable[[str], None] = print) -> list[dict]:
     draws = [draw_seed(data, seed) for seed in range(settings.seeds)]
-    return [evaluate_method(m, data, draws, evaluators, settings, log) for m in methods]
+    raw_embeddings = {d.seed: evaluators[1].embed(data.test.clips, SAMPLES, d.seed) for d in draws}
+    return [evaluate_method(m, data, draws, evaluators, settings, log, raw_embeddings) for m in methods]

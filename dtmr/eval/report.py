@@ -56,7 +56,10 @@ def write_reports(out_dir: str | Path, rows: Sequence[dict], run: dict) -> None:
         f"Chance: AR {chance['action']:.1f} %, RI {chance['subject']:.1f} %, linkage {chance['linkage']:.2f} %.",
         f"Mean ± std over {settings['seeds']} seeds. Evaluators: SGN trained on the raw train split "
         f"({settings['recognizer_epochs']} epochs); retrained AR and the adaptive re-ID attacker: SGN trained on "
-        f"the anonymized train split ({settings['retrain_epochs']} epochs).",
+        f"the anonymized train split ({settings['retrain_epochs']} epochs; "
+        + ("retrained for every seed)." if settings.get("retrain_per_seed") else
+           "trained once per method on the first seed's references, tested on every seed).")
+        ,
         "Accuracies in percent (AR: action recognition, higher is better; RI: re-identification of the source "
         "subject, lower is better). Geometry in the normalized 64-frame space against the paired target where "
         "one exists (else the source); bone error against the reference's mean-pose bone lengths.",

@@ -150,3 +150,16 @@ def load_clips(path: str | Path, topology: str | None = None) -> list[Clip]:
         with source:
             return source.read_all()
     return list(source.clips)
+
+
+def action_name_map(action_names: list[str] | None, action_labels: np.ndarray) -> dict[int, str]:
+    """Action label -> name. A source's `action_names` is indexed by the label itself ("" where a label has
+    no name, e.g. index 0 of the 1-based synthetic set). When any label lies beyond the list the names are
+    not used at all, rather than risk naming every action off by one."""
+    if not action_names:
+        return {}
+    labels = np.asarray(action_labels, dtype=np.int64)
+    known = labels[labels >= 0]
+    if known.size and known.max() >= len(action_names):
+        return {}
+    return {i: str(n) for i, n in enumerate(action_names) if n}

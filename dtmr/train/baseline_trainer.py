@@ -100,9 +100,9 @@ class BaselineTrainer(EpochTrainer):
         return {"model": self.model.state_dict(),
                 "optimizers": {k: o.state_dict() for k, o in self.optimizers.items()}}
 
-    def load_trainer_state(self, state: dict) -> None:
+    def load_trainer_state(self, state: dict, optimizers: bool) -> None:
         self.model.load_state_dict(state["model"])
-        for name, opt in self.optimizers.items():
+        for name, opt in self.optimizers.items():  # one set of optimizers for the whole run
             opt.load_state_dict(state["optimizers"][name])
 
     def save_release(self, metrics: dict) -> Path:

@@ -83,8 +83,10 @@ class TrainingData:
         return np.searchsorted(self.action_labels, labels)
 
     def action_class_names(self) -> list[str]:
-        names = self.action_names or []
-        return [names[a] if 0 <= a < len(names) and names[a] else f"action {a}" for a in self.action_labels]
+        from ..io.sources import action_name_map
+
+        names = action_name_map(self.action_names, self.action_labels)
+        return [names.get(int(a), f"action {a}") for a in self.action_labels]
 
     def describe(self) -> dict:
         """What a checkpoint records about its training data."""

@@ -2,10 +2,11 @@
 
 `torchrun --nproc_per_node N -m dtmr train ...` sets RANK / WORLD_SIZE / LOCAL_RANK; without them the
 trainer runs as a single process. The backend is NCCL on GPUs and gloo on CPUs. Each process takes an
-equal share of every global batch; DDP averages gradients, so with per-sample losses the run matches a
-single process with the same global batch (tests/train/test_distributed.py). Batch-coupled terms
-(supervised contrastive, cross-correlation) are computed on each process' share, as DDP does for
-BatchNorm without SyncBatchNorm.
+equal share of every global batch; DDP averages gradients, and BatchNorm statistics are taken over the
+global batch (`torch.nn.SyncBatchNorm` on GPUs; `GlobalBatchNorm` on CPUs, where PyTorch has no
+synchronized BatchNorm), so with per-sample losses the run matches a single process with the same global
+batch (tests/train/test_trainers.py). Batch-coupled loss terms (supervised contrastive,
+cross-correlation) are computed on each process' share.
 """
 
 from __future__ import annotations
@@ -15,7 +16,10 @@ from dataclasses import dataclass
 
 import torch
 import torch.distributed as dist
+import torch.distributed.nn.functional as dist_fn
+import torch.nn.functional as F
 from torch import nn
+from torch.nn.modules.batchnorm import _BatchNorm
 from torch.nn.parallel import DistributedDataParallel
 
 from ..errors import DtmrError
@@ -35,6 +39,15 @@ class DistributedContext:
     @property
     def distributed(self) -> bool:
         return self.world_size > 1
+
+    def synchronize_batch_norm(self, module: nn.Module) -> nn.Module:
+        """`module` with its BatchNorm layers normalizing over the global batch (a no-op in one process).
+        Call before building optimizers: parameters are kept, only the layers change."""
+        if not self.distributed:
+            return module
+        if self.device.type == "cuda":
+            return nn.SyncBatchNorm.convert_sync_batchnorm(module)
+        return convert_to_global_batch_norm(module)
 
     def wrap(self, module: nn.Module) -> nn.Module:
         """`module` under DDP when distributed (built from the parameters that require grad now)."""
@@ -98,3 +111,50 @@ def init_distributed(requested_device: str | None = None) -> DistributedContext:
 def shutdown_distributed() -> None:
     if dist.is_available() and dist.is_initialized():
         dist.destroy_process_group()
+
+
+class GlobalBatchNorm(_BatchNorm):
+    """BatchNorm whose training statistics are summed over every process (gloo; autograd flows through
+    the all-reduce), for any input (B, C, ...). Evaluation uses the running statistics, as BatchNorm."""
+
+    def _check_input_dim(self, x: torch.Tensor) -> None:
+        if x.dim() < 2:
+            raise ValueError(f"expected at least 2-D input, got {x.dim()}-D")
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        if not self.training:
+            return F.batch_norm(x, self.running_mean, self.running_var, self.weight, self.bias, False, 0.0, self.eps)
+        channels = x.shape[1]
+        dims = [0, *range(2, x.dim())]
+        count = x.new_tensor([x.numel() // channels])
+        stats = dist_fn.all_reduce(torch.cat([x.sum(dims), (x * x).sum(dims), count]))
+        total = stats[-1]
+        mean = stats[:channels] / total
+        var = stats[channels:2 * channels] / total - mean * mean
+        if self.track_running_stats:
+            with torch.no_grad():
+                self.num_batches_tracked += 1
+                momentum = self.momentum if self.momentum is not None else 1.0 / float(self.num_batches_tracked)
+                unbiased = var * total / (total - 1).clamp(min=1)
+                self.running_mean.lerp_(mean, momentum)
+                self.running_var.lerp_(unbiased, momentum)
+        shape = (1, channels) + (1,) * (x.dim() - 2)
+        y = (x - mean.view(shape)) * torch.rsqrt(var.view(shape) + self.eps)
+        return y * self.weight.view(shape) + self.bias.view(shape) if self.affine else y
+
+
+def convert_to_global_batch_norm(module: nn.Module) -> nn.Module:
+    """Replace every BatchNorm layer of `module` by a `GlobalBatchNorm` sharing its parameters and buffers."""
+    if isinstance(module, _BatchNorm) and not isinstance(module, GlobalBatchNorm):
+        new = GlobalBatchNorm(module.num_features, module.eps, module.momentum, module.affine,
+                              module.track_running_stats)
+        if module.affine:
+            new.weight, new.bias = module.weight, module.bias
+        if module.track_running_stats:
+            new.running_mean, new.running_var = module.running_mean, module.running_var
+            new.num_batches_tracked = module.num_batches_tracked
+        new.train(module.training)
+        return new
+    for name, child in module.named_children():
+        module.add_module(name, convert_to_global_batch_norm(child))
+    return module

@@ -170,13 +170,18 @@ class DTMRTrainer(EpochTrainer):
         self.config = config
         self.data = data
         torch.manual_seed(config.seed)
-        model_config = DTMRConfig.preset(config.preset, data.topology, **config.model_overrides)
+        try:
+            model_config = DTMRConfig.preset(config.preset, data.topology, **config.model_overrides)
+        except (TypeError, ValueError) as exc:
+            raise DtmrError(f"invalid model options {config.model_overrides}: {exc}") from None
         self.model = DisentangledTMR(model_config, beta=config.beta).to(ctx.device)
         n_subjects, n_actions = len(data.subject_labels), len(data.action_labels)
         joints = self.model.topology.num_joints
         self.heads = AuxiliaryHeads(model_config.action_dim, model_config.identity_dim, joints, n_actions,
                                     n_subjects).to(ctx.device)
         self.critics = Critics(model_config.action_dim, joints, n_subjects).to(ctx.device)
+        for part in (self.model, self.heads, self.critics):
+            ctx.synchronize_batch_norm(part)
         self.stages: tuple[StageSpec, ...] = dtmr_stages(config.preset, config.lr, config.epochs)
         self.train_x = torch.from_numpy(data.train.joints)
         self.train_subjects = torch.from_numpy(data.subject_classes(data.train.subjects))
@@ -282,12 +287,13 @@ class DTMRTrainer(EpochTrainer):
             "optimizers": {k: o.state_dict() for k, o in self.optimizers.items()},
         }
 
-    def load_trainer_state(self, state: dict) -> None:
+    def load_trainer_state(self, state: dict, optimizers: bool) -> None:
         self.model.load_state_dict(state["model"])
         self.heads.load_state_dict(state["heads"])
         self.critics.load_state_dict(state["critics"])
-        for name, opt in self.optimizers.items():
-            opt.load_state_dict(state["optimizers"][name])
+        if optimizers:
+            for name, opt in self.optimizers.items():
+                opt.load_state_dict(state["optimizers"][name])
 
     def save_release(self, metrics: dict) -> Path:
         path = Path(self.config.out) / "model.pt"

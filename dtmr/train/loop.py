@@ -67,7 +67,9 @@ class EpochTrainer:
         """Weights and optimizer states (plain containers of tensors and numbers)."""
         raise NotImplementedError
 
-    def load_trainer_state(self, state: dict) -> None:
+    def load_trainer_state(self, state: dict, optimizers: bool) -> None:
+        """Restore the weights, and the optimizer states when `optimizers` (resuming inside a stage; a
+        stage that starts anew starts with fresh optimizers, as in an uninterrupted run)."""
         raise NotImplementedError
 
     def save_release(self, metrics: dict) -> Path:
@@ -137,14 +139,16 @@ class EpochTrainer:
         message = f"resuming at stage {start_stage + 1}, epoch {start_epoch + 1}" if position else "starting"
         self._emit("start", message=message, steps=total_steps)
         release = None
+        restore = position is not None
         for index in range(start_stage, len(plan)):
             stage, name, epochs = plan[index]
             first_epoch = start_epoch if index == start_stage else 0
             if first_epoch >= epochs:
                 continue
             self.start_stage(stage)
-            if position and index == start_stage:
-                self.load_trainer_state(self._resumed_state["trainer"])
+            if restore:
+                restore = False
+                self.load_trainer_state(self._resumed_state["trainer"], optimizers=first_epoch > 0)
                 torch.set_rng_state(self._resumed_state["torch_rng"])
                 if torch.cuda.is_available() and self._resumed_state["cuda_rng"]:
                     torch.cuda.set_rng_state_all(self._resumed_state["cuda_rng"])

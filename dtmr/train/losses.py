@@ -349,19 +349,19 @@ def contact_mask(target: torch.Tensor, topology: str | Topology, fps: float | to
 def foot_contact_loss(
     prediction: torch.Tensor, target: torch.Tensor, topology: str | Topology, fps: float | torch.Tensor
 ) -> torch.Tensor:
-    """Mean horizontal (x, z) speed, m/s, of the predicted contact joints over the TARGET's contact frames.
+    """Horizontal (x, z) speed, m/s, of the predicted contact joints over the TARGET's contact frames:
+    averaged per clip, then over the batch (a clip without contact counts 0).
 
     prediction, target (B, T, J, 3); fps: float or (B,) frame rate of these T frames (for a clip of T₀
     frames at f₀ resampled to 64: f₀·63/(T₀−1)). The mask comes from `contact_mask(target)` without
     gradient; the speed uses the same central differences as `dtmr.skeleton.foot_sliding_speed`, so on
-    prediction = target this loss equals that metric. 0 (attached to the graph) when nothing is in contact.
+    prediction = target a clip's term equals that metric. Being a mean of per-clip terms, the loss of a
+    batch split over several processes averages to the loss of the whole batch (distributed training).
     """
     _check_pair(prediction, target)
     topo = get_topology(topology)
     mask = contact_mask(target, topo, fps)
     velocity = central_velocity(prediction[:, :, list(topo.contact_joints)], fps)
     speed = torch.linalg.vector_norm(velocity[..., [0, 2]], dim=-1)
-    count = mask.sum()
-    if int(count) == 0:
-        return prediction.sum() * 0.0
-    return (speed * mask).sum() / count
+    per_clip = (speed * mask).sum(dim=(1, 2)) / mask.sum(dim=(1, 2)).clamp(min=1)
+    return per_clip.mean()

@@ -5,8 +5,8 @@ cross-entropy (ε 0.1), batch 64, the learning rate divided by 10 at 50 %, 75 % 
 (upstream: 60/90/110 of 120), one random frame per segment in every batch (the sampling the evaluator uses
 at test time, where 5 draws are averaged). Inputs go through the recognizer's own preprocessing
 (`dtmr.models.recognizers.preprocessing`), prepared once per clip. The last epoch's weights are kept:
-there is no validation split to select on (the test split is for evaluation only). Before each save the
-BatchNorm statistics are re-estimated on the training clips (a cumulative average over one pass), so a
+there is no validation split to select on (the test split is for evaluation only). After the last epoch
+the BatchNorm statistics are re-estimated on the training clips (a cumulative average over one pass), so a
 short run's running statistics do not lag behind its weights.
 """
 
@@ -49,7 +49,7 @@ class RecognizerTrainer(EpochTrainer):
             missing = sorted({int(lbl) for lbl, c in zip(labels, classes) if c is None})
             raise DtmrError(f"labels {missing} are not classes of the {recognizer.task} recognizer")
         torch.manual_seed(seed)
-        self.recognizer = recognizer.to(ctx.device)
+        self.recognizer = ctx.synchronize_batch_norm(recognizer.to(ctx.device))
         self.prepared = [prepare_sequence(c, recognizer.topology) for c in clips]
         self.targets = torch.tensor(classes, dtype=torch.int64)
         self.epochs, self.batch, self.lr = int(epochs), int(batch), float(lr)
@@ -93,15 +93,18 @@ class RecognizerTrainer(EpochTrainer):
             accuracy = (logits.argmax(dim=1).cpu() == y).float().mean()
             yield {"loss": float(loss.detach()), "accuracy": float(accuracy)}, len(y)
         self.scheduler.step()
+        if epoch + 1 == self.epochs:
+            self.recalibrate_batchnorm()
 
     def trainer_state(self) -> dict:
         return {"model": self.recognizer.state_dict(), "optimizer": self.optimizer.state_dict(),
                 "scheduler": self.scheduler.state_dict()}
 
-    def load_trainer_state(self, state: dict) -> None:
+    def load_trainer_state(self, state: dict, optimizers: bool) -> None:
         self.recognizer.load_state_dict(state["model"])
-        self.optimizer.load_state_dict(state["optimizer"])
-        self.scheduler.load_state_dict(state["scheduler"])
+        if optimizers:
+            self.optimizer.load_state_dict(state["optimizer"])
+            self.scheduler.load_state_dict(state["scheduler"])
 
     def recalibrate_batchnorm(self) -> None:
         norms = [m for m in self.recognizer.modules() if isinstance(m, torch.nn.modules.batchnorm._BatchNorm)]
@@ -122,7 +125,6 @@ class RecognizerTrainer(EpochTrainer):
         self.recognizer.model.eval()
 
     def save_release(self, metrics: dict) -> Path:
-        self.recalibrate_batchnorm()
         final = self.history[-1] if self.history else {}
         return self.recognizer.save(self.out_dir / f"{self.recognizer.task}.pt", data=self.data_description,
                                     metrics={"train_loss": final.get("loss"), "train_accuracy": final.get("accuracy"),

@@ -139,6 +139,13 @@ class Recognizer(nn.Module):
             parts = [self.model.embed(chunk.to(self.device)).float().cpu() for chunk in x.split(INFERENCE_BATCH)]
         return torch.cat(parts).view(len(clips), samples, -1).mean(dim=1).numpy()
 
+    def probabilities_from_embedding(self, embedding: np.ndarray) -> np.ndarray:
+        """(N, 512) `embed` output -> (N, C) probabilities; the FC layer is linear, so this equals
+        `predict_proba` with the same draws (the mean embedding gives the mean logits)."""
+        with torch.inference_mode():
+            logits = self.model.fc(torch.from_numpy(np.asarray(embedding, dtype=np.float32)).to(self.device))
+        return torch.softmax(logits.float(), dim=-1).cpu().numpy()
+
     def predict_top_k(self, clips: Sequence[Clip], k: int = 5, samples: int = 5, seed: int = 0) -> TopK:
         proba = self.predict_proba(clips, samples, seed)
         k = min(k, self.num_classes)

@@ -13,7 +13,10 @@ Architecture as in SPEC_NOTES §3 (dim 256, seg = 20), for any joint count J:
 
 The public model builds its one-hot inputs with `.cuda()`; here the embeddings of the (constant) one-hot
 inputs are computed once per forward on the identity matrix and broadcast over batch and time, which is
-the same function without the (batch x seg x J x J) tensors. The frame-index embedding, constant over the
+the same function without the (batch x seg x J x J) tensors. Activations are kept channels-last,
+(B, seg, J, C), and SGN's 1x1 convolutions are the equivalent linear layers (same parameters): on a CPU,
+MKL-DNN's 1x1-convolution backward on these small feature maps was over half of a training step, and
+the matrix products are about twice as fast overall (docs/recognizers.md). The frame-index embedding, constant over the
 joints, is added after the max over joints instead of before (the same result); that split into
 `joint_level` (per frame) and `frame_level` lets `forward_windows` share the per-frame work of
 overlapping windows. 691,048 parameters for 60 classes, J = 25.
@@ -31,65 +34,75 @@ EMBED_HIDDEN = 64
 DEFAULT_SEG = 20
 
 
+def _init_like_sgn(layer: nn.Linear | nn.Conv1d) -> None:
+    """SGN's convolution init, N(0, sqrt(2 / (kernel area x out channels)))."""
+    kernel = layer.kernel_size[0] if isinstance(layer, nn.Conv1d) else 1
+    out_features = layer.out_channels if isinstance(layer, nn.Conv1d) else layer.out_features
+    nn.init.normal_(layer.weight, 0.0, math.sqrt(2.0 / (kernel * out_features)))
+
+
+class _ChannelNorm(nn.BatchNorm1d):
+    """BatchNorm over the last (channel) axis of a channels-last tensor (statistics over all other axes)."""
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return super().forward(x.reshape(-1, x.shape[-1])).view(x.shape)
+
+
 class _Embed(nn.Module):
-    """1x1 conv -> ReLU -> 1x1 conv -> ReLU over (B, C, J, T), optionally after BN over the C*J channels."""
+    """Linear -> ReLU -> linear -> ReLU over the last axis, optionally after BN over the J*C inputs of a frame."""
 
     def __init__(self, c_in: int, c_out: int, norm_joints: int | None = None):
         super().__init__()
         self.norm = nn.BatchNorm1d(c_in * norm_joints) if norm_joints else None
-        self.layers = nn.Sequential(
-            nn.Conv2d(c_in, EMBED_HIDDEN, 1), nn.ReLU(), nn.Conv2d(EMBED_HIDDEN, c_out, 1), nn.ReLU()
-        )
+        self.layers = nn.Sequential(nn.Linear(c_in, EMBED_HIDDEN), nn.ReLU(), nn.Linear(EMBED_HIDDEN, c_out), nn.ReLU())
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        if self.norm is not None:
-            b, c, j, t = x.shape
-            x = self.norm(x.reshape(b, c * j, t)).view(b, c, j, t)
+        if self.norm is not None:  # x (B, T, J, C): statistics over batch and time, per joint and channel
+            b, t, j, c = x.shape
+            x = self.norm(x.reshape(b * t, j * c)).view(b, t, j, c)
         return self.layers(x)
 
 
 class _JointAffinity(nn.Module):
-    """(B, C, J, T) -> (B, T, J, J) row-softmaxed affinity between the joints of each frame."""
+    """(B, T, J, C) -> (B, T, J, J) row-softmaxed affinity between the joints of each frame."""
 
     def __init__(self, c_in: int, c_hidden: int):
         super().__init__()
-        self.theta = nn.Conv2d(c_in, c_hidden, 1)
-        self.phi = nn.Conv2d(c_in, c_hidden, 1)
+        self.theta = nn.Linear(c_in, c_hidden)
+        self.phi = nn.Linear(c_in, c_hidden)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        theta = self.theta(x).permute(0, 3, 2, 1)  # (B, T, J, C)
-        phi = self.phi(x).permute(0, 3, 1, 2)  # (B, T, C, J)
-        return torch.softmax(theta @ phi, dim=-1)
+        return torch.softmax(self.theta(x) @ self.phi(x).transpose(-1, -2), dim=-1)
 
 
 class _GraphConv(nn.Module):
-    """y = ReLU(BN(W (G x) + W1 x)) with the per-frame affinity G."""
+    """y = ReLU(BN(W (G x) + W1 x)) with the per-frame affinity G; x (B, T, J, C)."""
 
     def __init__(self, c_in: int, c_out: int):
         super().__init__()
-        self.w = nn.Conv2d(c_in, c_out, 1, bias=False)
-        self.w1 = nn.Conv2d(c_in, c_out, 1)
-        self.bn = nn.BatchNorm2d(c_out)
+        self.w = nn.Linear(c_in, c_out, bias=False)
+        self.w1 = nn.Linear(c_in, c_out)
+        self.bn = _ChannelNorm(c_out)
 
     def forward(self, x: torch.Tensor, g: torch.Tensor) -> torch.Tensor:
-        mixed = (g @ x.permute(0, 3, 2, 1)).permute(0, 3, 2, 1)
-        return torch.relu(self.bn(self.w(mixed) + self.w1(x)))
+        return torch.relu(self.bn(self.w(g @ x) + self.w1(x)))
 
 
 class _FrameLevel(nn.Module):
-    """(B, C, T) per-frame features -> a temporal (1 x 3) conv and a 1x1 conv, each with BN and ReLU."""
+    """(B, T, C) per-frame features -> a temporal convolution (k = 3) and a pointwise layer, each with BN
+    and ReLU -> (B, T, 2C)."""
 
     def __init__(self, c_in: int, c_out: int):
         super().__init__()
-        self.temporal = nn.Conv2d(c_in, c_in, kernel_size=(1, 3), padding=(0, 1))
-        self.bn1 = nn.BatchNorm2d(c_in)
-        self.dropout = nn.Dropout2d(0.2)
-        self.pointwise = nn.Conv2d(c_in, c_out, 1)
-        self.bn2 = nn.BatchNorm2d(c_out)
+        self.temporal = nn.Conv1d(c_in, c_in, kernel_size=3, padding=1)
+        self.bn1 = nn.BatchNorm1d(c_in)
+        self.dropout = nn.Dropout1d(0.2)  # whole channels, as SGN's Dropout2d on (B, C, 1, T)
+        self.pointwise = nn.Linear(c_in, c_out)
+        self.bn2 = _ChannelNorm(c_out)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        x = self.dropout(torch.relu(self.bn1(self.temporal(x.unsqueeze(2)))))
-        return torch.relu(self.bn2(self.pointwise(x)))
+        h = self.dropout(torch.relu(self.bn1(self.temporal(x.transpose(1, 2)))))
+        return torch.relu(self.bn2(self.pointwise(h.transpose(1, 2))))
 
 
 class SGN(nn.Module):
@@ -114,48 +127,45 @@ class SGN(nn.Module):
         self.gcn3 = _GraphConv(DIM, DIM)
         self.cnn = _FrameLevel(DIM, 2 * DIM)
         self.fc = nn.Linear(2 * DIM, num_classes)
-        self.register_buffer("joint_types", torch.eye(num_joints).view(1, num_joints, num_joints, 1), persistent=False)
-        self.register_buffer("frame_indices", torch.eye(seg).view(1, seg, 1, seg), persistent=False)
+        self.register_buffer("joint_types", torch.eye(num_joints), persistent=False)
+        self.register_buffer("frame_indices", torch.eye(seg), persistent=False)
         for m in self.modules():
-            if isinstance(m, nn.Conv2d):
-                fan = m.kernel_size[0] * m.kernel_size[1] * m.out_channels
-                nn.init.normal_(m.weight, 0.0, math.sqrt(2.0 / fan))
+            if m is not self.fc and isinstance(m, (nn.Linear, nn.Conv1d)):
+                _init_like_sgn(m)
         for gcn in (self.gcn1, self.gcn2, self.gcn3):
             nn.init.zeros_(gcn.w.weight)
 
     def joint_level(self, pos: torch.Tensor, dif: torch.Tensor) -> torch.Tensor:
-        """(B, 3, J, T) positions and frame differences -> (B, 256, T): the graph convolutions of each
+        """(B, T, J, 3) positions and frame differences -> (B, T, 256): the graph convolutions of each
         frame, max-pooled over the joints. Frames are independent here (in eval mode)."""
         dynamics = self.joint_embed(pos) + self.dif_embed(dif)
-        joint_type = self.spa_embed(self.joint_types).expand(pos.shape[0], -1, -1, pos.shape[-1])
-        h = torch.cat([dynamics, joint_type], dim=1)
+        joint_type = self.spa_embed(self.joint_types).expand(*pos.shape[:2], -1, -1)
+        h = torch.cat([dynamics, joint_type], dim=-1)
         g = self.compute_g1(h)
         return self.gcn3(self.gcn2(self.gcn1(h, g), g), g).amax(dim=2)
 
     def frame_level(self, features: torch.Tensor) -> torch.Tensor:
-        """(B, 256, seg) per-frame features -> (B, classes) logits. The frame-index embedding is constant
+        """(B, seg, 256) per-frame features -> (B, classes) logits. The frame-index embedding is constant
         over the joints, so adding it after the max over joints equals SGN's adding it before."""
         return self.fc(self.clip_embedding(features))
 
     def clip_embedding(self, features: torch.Tensor) -> torch.Tensor:
-        """(B, 256, seg) per-frame features -> (B, 512), the input of the final FC layer."""
-        h = self.cnn(features + self.tem_embed(self.frame_indices)[:, :, 0])
-        return h.amax(dim=(2, 3))
+        """(B, seg, 256) per-frame features -> (B, 512), the input of the final FC layer."""
+        return self.cnn(features + self.tem_embed(self.frame_indices)).amax(dim=1)
 
     def embed(self, x: torch.Tensor) -> torch.Tensor:
         """(B, seg, J, 3) -> (B, 512) clip embedding (what the classifier reads)."""
-        return self.clip_embedding(self.joint_level(*self._dynamics(x)))
+        return self.clip_embedding(self.joint_level(x, self._differences(x)))
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         if x.ndim != 4 or tuple(x.shape[1:]) != (self.seg, self.num_joints, 3):
             raise ValueError(f"SGN input must be (B, {self.seg}, {self.num_joints}, 3), got {tuple(x.shape)}")
-        return self.frame_level(self.joint_level(*self._dynamics(x)))
+        return self.frame_level(self.joint_level(x, self._differences(x)))
 
-    def _dynamics(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        """(B, seg, J, 3) -> positions and frame differences, each (B, 3, J, seg)."""
-        pos = x.permute(0, 3, 2, 1)
-        dif = torch.cat([torch.zeros_like(pos[..., :1]), pos[..., 1:] - pos[..., :-1]], dim=-1)
-        return pos, dif
+    @staticmethod
+    def _differences(x: torch.Tensor) -> torch.Tensor:
+        """(B, seg, J, 3) -> frame differences, zero at the first frame."""
+        return torch.cat([torch.zeros_like(x[:, :1]), x[:, 1:] - x[:, :-1]], dim=1)
 
     def forward_windows(self, sequence: torch.Tensor, indices: torch.Tensor) -> torch.Tensor:
         """Logits of many sampled windows of one sequence, `forward(sequence[indices])` in eval mode.
@@ -170,6 +180,5 @@ class SGN(nn.Module):
         pairs, which = torch.unique(torch.stack([indices, previous], dim=-1).view(-1, 2), dim=0, return_inverse=True)
         pos = sequence[pairs[:, 0]]
         dif = torch.where((pairs[:, 1] >= 0)[:, None, None], pos - sequence[pairs[:, 1].clamp(min=0)], 0.0)
-        features = self.joint_level(pos.permute(0, 2, 1).unsqueeze(-1), dif.permute(0, 2, 1).unsqueeze(-1))
-        per_window = features[:, :, 0][which.view(indices.shape)]  # (W, seg, 256)
-        return self.frame_level(per_window.permute(0, 2, 1))
+        features = self.joint_level(pos.unsqueeze(1), dif.unsqueeze(1))[:, 0]  # (pairs, 256)
+        return self.frame_level(features[which.view(indices.shape)])  # windows (W, seg, 256)

@@ -1,0 +1,206 @@
+"""`python -m app.bench [--json]`: the Studio's two performance figures (run by `dtmr bench studio`).
+
+* frame_update_ms: time to update the three views for one frame (25 joints): new poses into the GL
+  items and a render of each view into its framebuffer, finished on the GPU (glFinish). Median over
+  many frames. frame_present_ms is a whole played frame until it is on screen: the views swapped,
+  the slider, frame counter, tracks and predictions repainted.
+* max_stall_ms: the longest event-loop stall while the model runs. A 2 ms heartbeat QTimer records when
+  the event loop gets to it while the inference worker retargets clip after clip and playback runs; a
+  stall is the gap between two heartbeats beyond the timer interval.
+
+The window, the library (synthetic clips) and the model are the real ones: the bundled checkpoint when
+there is one, else the development fallback (a freshly initialised small model), as the output says.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from PySide6.QtCore import QCoreApplication, QEvent, QEventLoop, QSettings, Qt, QTimer
+
+from .main import application
+
+HEARTBEAT_MS = 2
+TARGET_FRAME_MS = 16.0
+TARGET_STALL_MS = 50.0
+#: the stall measurement stops after this long even if fewer than --runs inferences completed
+MAX_STALL_SECONDS = 120.0
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(round(q / 100.0 * (len(ordered) - 1))))]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m app.bench", description=__doc__.splitlines()[0])
+    parser.add_argument("--json", action="store_true", help="print the results as one JSON object")
+    parser.add_argument("--frames", type=int, default=150, help="frames timed for frame_update_ms")
+    parser.add_argument("--seconds", type=float, default=5.0,
+                        help="seconds of inference for max_stall_ms (at least --runs runs complete)")
+    parser.add_argument("--runs", type=int, default=2, help="inference runs to complete for max_stall_ms")
+    return parser
+
+
+def _wait(app, condition, timeout_s: float) -> None:
+    deadline = time.monotonic() + timeout_s
+    while not condition():
+        if time.monotonic() > deadline:
+            raise TimeoutError("the Studio did not settle in time")
+        app.processEvents()
+        time.sleep(0.005)
+
+
+def measure_frame_updates(window, frames: int) -> list[float]:
+    """Pose update + render of the three views into their framebuffers, per frame (ms)."""
+    from OpenGL import GL
+
+    views = list(window.views.views.values())
+    length = window.comparison.length
+    times = []
+    for i in range(frames):
+        start = time.perf_counter()
+        window.views.show_frame(i % length)
+        for view in views:
+            view.makeCurrent()
+            view.paintGL()
+            GL.glFinish()
+            view.doneCurrent()
+        times.append((time.perf_counter() - start) * 1000.0)
+    return times
+
+
+def measure_frame_presents(app, window, frames: int) -> list[float]:
+    """The whole frame as playback does it (views, timeline, tracks, predictions) until it is on screen."""
+    from OpenGL import GL
+
+    views = list(window.views.views.values())
+    length = window.comparison.length
+    times = []
+    for i in range(frames):
+        start = time.perf_counter()
+        window.clock.seek(i % length)
+        window.coalescer.flush()
+        for view in views:  # paint and swap now instead of at the next display refresh
+            QCoreApplication.sendEvent(view, QEvent(QEvent.Type.UpdateRequest))
+        app.processEvents()
+        views[0].makeCurrent()
+        GL.glFinish()
+        views[0].doneCurrent()
+        times.append((time.perf_counter() - start) * 1000.0)
+    return times
+
+
+def measure_stall(app, window, seconds: float, min_runs: int, max_seconds: float) -> dict:
+    controller = window.controller
+    beats: list[float] = []
+    runs: list[float] = []
+    started: dict[int, float] = {}
+    thread = controller.threads["inference"]
+    thread.job_started.connect(lambda rid: started.__setitem__(rid, time.perf_counter()))
+    thread.job_finished.connect(lambda rid, _r: runs.append(time.perf_counter() - started.get(rid, time.perf_counter())))
+    heartbeat = QTimer()
+    heartbeat.setTimerType(Qt.TimerType.PreciseTimer)
+    heartbeat.setInterval(HEARTBEAT_MS)
+    heartbeat.timeout.connect(lambda: beats.append(time.perf_counter()))
+    feeder = QTimer()
+    feeder.setInterval(20)
+    feeder.timeout.connect(lambda: None if thread.busy else controller.run_inference())
+    loop = QEventLoop()
+    begin = time.monotonic()
+    checker = QTimer()
+    checker.setInterval(100)
+    checker.timeout.connect(lambda: loop.quit() if (time.monotonic() - begin >= seconds and len(runs) >= min_runs)
+                            or time.monotonic() - begin >= max_seconds else None)
+    heartbeat.start()
+    feeder.start()
+    checker.start()
+    loop.exec()
+    checker.stop()
+    feeder.stop()
+    heartbeat.stop()
+    _wait(app, lambda: not controller.busy, 300)
+    gaps = [(b - a) * 1000.0 for a, b in zip(beats, beats[1:])]
+    return {
+        "max_stall_ms": max(max(gaps) - HEARTBEAT_MS, 0.0) if gaps else float("nan"),
+        "measured_s": time.monotonic() - begin,
+        "heartbeats": len(beats),
+        "inference_runs": len(runs),
+        "inference_ms_mean": 1000.0 * statistics.fmean(runs) if runs else float("nan"),
+    }
+
+
+def run(args) -> dict:
+    import torch
+
+    from dtmr.data import generate_clips
+    from dtmr.io.npz_dataset import write_npz_dataset
+
+    from .core.cpu_sharing import share_cpu_with_ui
+    from .ui.gl_check import probe_opengl
+    from .ui.main_window import MainWindow
+
+    app = application()
+    share_cpu_with_ui()
+    report = probe_opengl()
+    if not report.ok:
+        raise RuntimeError(report.message)
+    with tempfile.TemporaryDirectory(prefix="dtmr-bench-studio-") as folder:
+        library = Path(folder) / "bench.npz"
+        write_npz_dataset(library, generate_clips(subjects=3, actions=2, repetitions=1, seed=0))
+        window = MainWindow(QSettings(str(Path(folder) / "settings.ini"), QSettings.Format.IniFormat))
+        window.resize(1500, 920)
+        window.show()
+        window.open_path(library)
+        _wait(app, lambda: "released" in {k.value for k in window.comparison.clips} and not window.controller.busy, 600)
+        source = window.comparison.clips[next(iter(window.comparison.clips))]
+        source_view = next(iter(window.views.views.values()))
+        measure_frame_updates(window, 10)  # warm-up: shader compilation, buffer allocation
+        times = measure_frame_updates(window, args.frames)
+        presents = measure_frame_presents(app, window, args.frames)
+        model = window.comparison.model_note
+        stall = measure_stall(app, window, args.seconds, args.runs, MAX_STALL_SECONDS)
+        result = {
+            "frame_update_ms": statistics.median(times),
+            "frame_update_p95_ms": percentile(times, 95),
+            "frame_present_ms": statistics.median(presents),
+            "frames_timed": len(times),
+            **stall,
+            "joints": source.num_joints,
+            "views": len(window.views.views),
+            "view_size": [source_view.width(), source_view.height()],
+            "model": model,
+            "opengl": f"{'.'.join(map(str, report.version))} {report.renderer}",
+            "torch_threads": torch.get_num_threads(),
+            "targets": {"frame_update_ms": TARGET_FRAME_MS, "max_stall_ms": TARGET_STALL_MS},
+        }
+        window.close()
+        app.processEvents()
+    return result
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    result = run(args)
+    if args.json:
+        print(json.dumps(result))
+    else:
+        print(f"frame update (3 views, {result['joints']} joints): {result['frame_update_ms']:.2f} ms median, "
+              f"{result['frame_update_p95_ms']:.2f} ms p95 (target <= {TARGET_FRAME_MS:g} ms); "
+              f"on screen with the window's composition: {result['frame_present_ms']:.1f} ms")
+        print(f"longest event-loop stall while the model runs: {result['max_stall_ms']:.1f} ms "
+              f"(target <= {TARGET_STALL_MS:g} ms; {result['inference_runs']} inference runs, "
+              f"{result['inference_ms_mean']:.0f} ms each)")
+        print(f"model: {result['model']}")
+        print(f"OpenGL: {result['opengl']}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

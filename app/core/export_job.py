@@ -1,0 +1,72 @@
+"""The export job: the comparison on screen to a GIF or MP4, through the same code as `dtmr export`.
+
+Panels come from `dtmr.render.build_comparison` and frames from `dtmr.render.export_video`, exactly as in
+the CLI. The only difference is where the model outputs come from: the Studio passes the clips it
+already shows (`ShownOutputs`), so the video is what the user inspected, and no model runs twice. With
+the same checkpoint, clip and seed, `dtmr export` computes the same clips and writes the same frames.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .cancel import CancelToken, ProgressFn
+from .checkpoints import CheckpointInfo
+
+
+@dataclass(frozen=True)
+class ShownOutputs:
+    """Stands in for the `Anonymizer` that `build_comparison` expects: returns the clips on screen."""
+
+    retargeted: Any
+    released: Any
+    beta: float
+    method: str
+
+    def retarget_pair(self, source: Any, reference: Any) -> tuple[Any, Any]:
+        return self.retargeted, self.released
+
+
+@dataclass(frozen=True)
+class ExportRequest:
+    path: Path
+    source: Any
+    reference: Any
+    outputs: ShownOutputs
+    frames: range
+    fps: float
+    size: tuple[int, int]
+    preset: str
+    foot_sliding: bool = True
+    #: recognizers whose top-1 predictions are printed under the titles (empty: none)
+    recognizers: Mapping[str, CheckpointInfo] | None = None
+    action_names: Mapping[int, str] | None = None
+    device: str | None = None
+
+
+def export_comparison(request: ExportRequest, token: CancelToken, progress: ProgressFn) -> Path:
+    from dtmr.render import Recognizers, build_comparison, export_video
+    from dtmr.render.comparison import action_names_of
+
+    recognizers = None
+    if request.recognizers:
+        from dtmr.models.recognizers import Recognizer
+
+        progress(0, 1, "loading the recognizers")
+        loaded = {task: Recognizer.from_checkpoint(info.path, device=request.device)
+                  for task, info in request.recognizers.items() if task in ("action", "subject")}
+        recognizers = Recognizers(**loaded)
+        token.check()
+    names = action_names_of(recognizers) or dict(request.action_names or {})
+    progress(0, 1, "building the panels")
+    panels = build_comparison(request.source, request.reference, request.outputs, recognizers,
+                              action_names=names, foot_sliding=request.foot_sliding)
+    token.check()
+    return export_video(
+        request.path, panels, frames=request.frames, fps=request.fps, size=request.size, preset=request.preset,
+        progress=lambda done, total: progress(done, total, f"frame {done}/{total}"),
+        cancel=lambda: token.cancelled,
+    )

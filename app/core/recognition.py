@@ -1,0 +1,106 @@
+"""The recognition job: per-frame action and identity probabilities of every view (SGN recognizers).
+
+Each recognizer's `window_probabilities(clip, window, stride=1)` gives a (T, C) array: row t is the
+prediction for the window of `window` frames centred on frame t. The live top-5 lists read the row of
+the current frame and the timeline tracks plot one column over time, so moving the playhead needs no
+new inference; the job runs again when the clip, reference or model changes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .cancel import CancelToken, ProgressFn
+from .checkpoints import CheckpointInfo
+
+WINDOW = 32
+TOP_K = 5
+
+
+@dataclass(frozen=True)
+class Prediction:
+    class_index: int
+    name: str
+    probability: float
+    label: int
+
+
+@dataclass(frozen=True)
+class TaskProbabilities:
+    task: str  # "action" or "subject"
+    class_names: list[str]
+    labels: np.ndarray  # (C,) the data set's label of each class index
+    per_frame: dict[str, np.ndarray]  # view name -> (T, C)
+
+    def class_of(self, label: int | None) -> int | None:
+        """Class index of a data-set label, None when unknown or not among the classes."""
+        if label is None or label < 0:
+            return None
+        hits = np.flatnonzero(self.labels == label)
+        return int(hits[0]) if hits.size else None
+
+    def top_k(self, view: str, frame: int, k: int = TOP_K) -> list[Prediction]:
+        probs = self.per_frame[view]
+        row = probs[min(max(frame, 0), len(probs) - 1)]
+        order = np.argsort(-row, kind="stable")[:k]
+        return [Prediction(int(i), self.class_names[i], float(row[i]), int(self.labels[i])) for i in order]
+
+    def track(self, view: str, class_index: int) -> np.ndarray:
+        """(T,) probability of one class over time."""
+        return self.per_frame[view][:, class_index]
+
+
+@dataclass(frozen=True)
+class RecognitionRequest:
+    clips: dict[str, Any]  # view name -> dtmr.Clip
+    action: CheckpointInfo | None
+    subject: CheckpointInfo | None
+    device: str | None
+    window: int = WINDOW
+
+
+@dataclass(frozen=True)
+class RecognitionResult:
+    request: RecognitionRequest
+    tasks: dict[str, TaskProbabilities]  # "action" / "subject" -> probabilities; absent without a model
+
+
+LoadRecognizer = Callable[[CheckpointInfo, str | None], Any]
+
+
+def load_recognizer(info: CheckpointInfo, device: str | None) -> Any:
+    from dtmr.models.recognizers import Recognizer
+
+    return Recognizer.from_checkpoint(info.path, device=device)
+
+
+class Recognition:
+    """The job run by the recognition worker; recognizers are cached per (checkpoint entry, device)."""
+
+    def __init__(self, load: LoadRecognizer = load_recognizer) -> None:
+        self._load = load
+        self._cache: dict[tuple[Any, str | None], Any] = {}
+
+    def __call__(self, request: RecognitionRequest, token: CancelToken, progress: ProgressFn) -> RecognitionResult:
+        infos = [(task, info) for task, info in (("action", request.action), ("subject", request.subject)) if info]
+        total = len(infos) * len(request.clips)
+        done = 0
+        tasks: dict[str, TaskProbabilities] = {}
+        for task, info in infos:
+            key = (info, request.device)
+            if key not in self._cache:
+                self._cache[key] = self._load(info, request.device)
+            recognizer = self._cache[key]
+            per_frame = {}
+            for view, clip in request.clips.items():
+                token.check()
+                per_frame[view] = np.asarray(recognizer.window_probabilities(clip, window=request.window, stride=1),
+                                             dtype=np.float32)
+                done += 1
+                progress(done, total, f"{task} probabilities of the {view} view")
+            tasks[task] = TaskProbabilities(task, list(recognizer.class_names), np.asarray(recognizer.labels), per_frame)
+        return RecognitionResult(request, tasks)

@@ -1,0 +1,95 @@
+"""The inference job: source + reference -> the retargeted and released clips the Studio shows.
+
+The released view is the selected checkpoint's β-blended output. The retargeted view is the full
+decoder output D(E_A(source), E_I(reference)): taken from the β = 1 checkpoint of the same method when
+the catalogue has one (DESIGN §6), else from the selected model's own D (`retarget_pair`'s first clip).
+Loaded anonymizers are cached per (checkpoint entry, device) inside the runner, which lives on its
+worker thread, so switching clips does not reload weights; an entry includes the file's modification
+time, so a checkpoint rewritten in place is loaded again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from .cancel import CancelToken, ProgressFn
+from .checkpoints import CheckpointInfo
+from .fallback_model import fresh_small_anonymizer
+
+
+@dataclass(frozen=True)
+class RetargetRequest:
+    source: Any  # dtmr.Clip
+    reference: Any  # dtmr.Clip
+    model: CheckpointInfo | None  # None: no checkpoint available, use the development fallback
+    full_model: CheckpointInfo | None
+    device: str | None
+
+
+@dataclass(frozen=True)
+class RetargetResult:
+    request: RetargetRequest
+    retargeted: Any
+    released: Any
+    #: what produced the views, shown above them
+    note: str
+    #: set when a development fallback (not a trained checkpoint) produced the views
+    fallback: str | None = None
+
+
+LoadAnonymizer = Callable[[CheckpointInfo, str | None], Any]
+#: (topology name, device) -> (anonymizer-like object, one-line description of the fallback)
+MakeFallback = Callable[[str, str | None], tuple[Any, str]]
+
+
+def load_anonymizer(info: CheckpointInfo, device: str | None) -> Any:
+    from dtmr.models.anonymizer import Anonymizer
+
+    return Anonymizer.from_checkpoint(info.path, device=device)
+
+
+class Retargeting:
+    """The job run by the inference worker: ``Retargeting()(request, token, progress)``."""
+
+    def __init__(self, load: LoadAnonymizer = load_anonymizer,
+                 fallback: MakeFallback | None = fresh_small_anonymizer) -> None:
+        self._load = load
+        self._fallback = fallback
+        self._cache: dict[tuple[Any, str | None], Any] = {}
+
+    def __call__(self, request: RetargetRequest, token: CancelToken, progress: ProgressFn) -> RetargetResult:
+        steps = 2 if request.full_model is not None and request.full_model != request.model else 1
+        progress(0, steps + 1, "loading model")
+        model, fallback = self._model(request, token)
+        token.check()
+        progress(1, steps + 1, "running the model")
+        retargeted, released = model.retarget_pair(request.source, request.reference)
+        token.check()
+        note = fallback or request.model.label
+        if steps == 2:
+            full = self._cached(request.full_model, request.device)
+            token.check()
+            progress(2, steps + 1, "running the β = 1 model")
+            retargeted, _ = full.retarget_pair(request.source, request.reference)
+            note = f"{note}; retargeted view: {request.full_model.label}"
+        progress(steps + 1, steps + 1, "done")
+        return RetargetResult(request, retargeted, released, note, fallback)
+
+    def _model(self, request: RetargetRequest, token: CancelToken) -> tuple[Any, str | None]:
+        if request.model is not None:
+            return self._cached(request.model, request.device), None
+        if self._fallback is None:
+            raise LookupError("no retargeting model: add a checkpoint in the Model panel")
+        key = ("fallback", request.source.topology, request.device)
+        if key not in self._cache:
+            self._cache[key] = self._fallback(request.source.topology, request.device)
+        token.check()
+        return self._cache[key]
+
+    def _cached(self, info: CheckpointInfo, device: str | None) -> Any:
+        key = (info, device)
+        if key not in self._cache:
+            self._cache[key] = self._load(info, device)
+        return self._cache[key]

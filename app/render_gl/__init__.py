@@ -1,0 +1,1 @@
+"""pyqtgraph GL items and views. Everything here runs on the GUI thread only (never from a worker)."""

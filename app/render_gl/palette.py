@@ -1,0 +1,41 @@
+"""GL colours taken from `dtmr.render.style`, so the views look like the exported videos.
+
+The style gives uint8 RGB; pyqtgraph GL items take float RGBA in [0, 1].
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from dtmr.render.style import DEFAULT_STYLE, Style, bone_colours as style_bone_colours
+from dtmr.render.style import darker, joint_colours as style_joint_colours
+from dtmr.render.style import sliding_colours as style_sliding_colours
+from dtmr.skeleton import Topology
+
+BACKGROUND = DEFAULT_STYLE.background
+GRID = (*DEFAULT_STYLE.grid, 255)
+#: trail segments on frames where the foot is in the air
+AIRBORNE_RGBA = (0.55, 0.55, 0.55, 1.0)
+
+
+def _rgba(rgb: np.ndarray) -> np.ndarray:
+    rgb = np.asarray(rgb, dtype=np.float32) / 255.0
+    return np.concatenate([rgb, np.ones(rgb.shape[:-1] + (1,), dtype=np.float32)], axis=-1)
+
+
+def joint_colours(topology: str | Topology, style: Style = DEFAULT_STYLE) -> np.ndarray:
+    """(J, 4) float32 RGBA: the side colour of each joint, a shade darker than its bones (as exported)."""
+    return _rgba(darker(style_joint_colours(topology, style)))
+
+
+def bone_colours(topology: str | Topology, style: Style = DEFAULT_STYLE) -> np.ndarray:
+    """(J-1, 4) float32 RGBA: a bone takes its child joint's side (left blue, centre grey, right red)."""
+    return _rgba(style_bone_colours(topology, style))
+
+
+def sliding_colours(speeds: np.ndarray, style: Style = DEFAULT_STYLE) -> np.ndarray:
+    """(...,) speeds in m/s -> (..., 4) RGBA on the export's sliding map; NaN (no contact) -> grey."""
+    speeds = np.asarray(speeds, dtype=np.float32)
+    rgba = _rgba(style_sliding_colours(speeds, style))
+    rgba[np.isnan(speeds)] = AIRBORNE_RGBA
+    return rgba

@@ -1,0 +1,53 @@
+"""One skeleton in a GL view: bones as a single line item, joints as a single scatter item.
+
+All bones go into one `GLLinePlotItem` in 'lines' mode with per-vertex colours (pyqtgraph #1335: many
+line items are slow). A bone with a missing (NaN) end and a missing joint are left out of the frame.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyqtgraph.opengl as gl
+
+from dtmr.skeleton import get_topology
+
+from .palette import bone_colours, joint_colours
+
+BONE_WIDTH = 3.0
+JOINT_SIZE = 6.0
+
+
+class SkeletonItem:
+    def __init__(self, view: gl.GLViewWidget, bone_width: float = BONE_WIDTH, joint_size: float = JOINT_SIZE) -> None:
+        self._bones = gl.GLLinePlotItem(mode="lines", width=bone_width, antialias=True, glOptions="opaque")
+        self._joints = gl.GLScatterPlotItem(size=joint_size, pxMode=True, glOptions="opaque")
+        view.addItem(self._bones)
+        view.addItem(self._joints)
+        self._frames = np.zeros((1, 0, 3), dtype=np.float32)
+        self._parents = np.zeros(0, dtype=np.int64)
+        self._children = np.zeros(0, dtype=np.int64)
+        self._bone_rgba = np.zeros((0, 4), dtype=np.float32)
+        self._joint_rgba = np.zeros((0, 4), dtype=np.float32)
+        self.set_visible(False)
+
+    def set_clip(self, scene_joints: np.ndarray, topology: str) -> None:
+        """(T, J, 3) joints already in scene coordinates."""
+        topo = get_topology(topology)
+        self._frames = np.asarray(scene_joints, dtype=np.float32)
+        self._parents, self._children = topo.bone_parents, topo.bone_children
+        self._bone_rgba = np.repeat(bone_colours(topo), 2, axis=0).reshape(-1, 2, 4)
+        self._joint_rgba = joint_colours(topo)
+
+    def set_frame(self, frame: int) -> None:
+        pose = self._frames[frame]
+        present = np.isfinite(pose).all(axis=1)
+        bones = present[self._parents] & present[self._children]
+        segments = np.stack([pose[self._parents[bones]], pose[self._children[bones]]], axis=1)
+        self._bones.setData(pos=segments.reshape(-1, 3), color=self._bone_rgba[bones].reshape(-1, 4))
+        self._joints.setData(pos=pose[present], color=self._joint_rgba[present])
+        self._bones.setVisible(bool(bones.any()))
+        self._joints.setVisible(bool(present.any()))
+
+    def set_visible(self, visible: bool) -> None:
+        self._bones.setVisible(visible)
+        self._joints.setVisible(visible)

@@ -1,0 +1,220 @@
+"""`SkeletonView`: an OpenGL view of one clip (skeleton, foot overlay, ground grid).
+
+It is pyqtgraph's `GLViewMixin` (orbit camera, item tree, mouse controls) on a `QOpenGLWindow`, put into
+the widget tree with `QWidget.createWindowContainer` (`view.widget`), rather than a `GLViewWidget`
+(a QOpenGLWidget). A QOpenGLWidget makes Qt compose the whole top-level window through OpenGL on every
+repaint of any widget; with a software renderer (Mesa llvmpipe, Xvfb, remote desktops) a label or
+slider update then costs ~25 ms and a played frame ~120 ms, stalling the event loop. A native GL window
+renders on its own (~3 ms per view) and raster widgets repaint without OpenGL (`dtmr bench studio`).
+The window never takes keyboard focus, so the transport shortcuts keep working after a click in a view.
+It shares the global OpenGL context (`Qt.AA_ShareOpenGLContexts`), as pyqtgraph's items cache their
+shader programs across views.
+
+GL items are created in `initializeGL`, once the view has a context (pyqtgraph #1871); a clip given
+before that is kept and applied then.
+
+Ownership: the view is created in Python, so Python owns it, but its container deletes it too. Whoever
+creates views calls `dispose()` before their container goes away (the main window does when it
+closes); otherwise the window would be deleted twice. The camera presets are those of the exported videos
+(`dtmr.render.camera.PRESETS`: front = the sensor's viewpoint, side, top, oblique), converted to
+pyqtgraph's orbit angles; the home camera frames the whole clip from the export's default direction.
+Presets keep the current centre and distance and change only the direction.
+Any camera move by the user emits `camera_changed` so `CameraLink` can mirror it.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pyqtgraph.opengl as gl
+import shiboken6
+from OpenGL import GL
+from pyqtgraph.opengl.GLViewWidget import GLViewMixin
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QOpenGLContext, QVector3D
+from PySide6.QtOpenGL import QOpenGLWindow
+from PySide6.QtWidgets import QWidget
+
+from dtmr.render.camera import DEFAULT_PRESET
+from dtmr.render.camera import PRESETS as EXPORT_PRESETS
+from dtmr.render.ground import ground_level
+
+from ..core.foot_sliding import FootSliding
+from .coordinates import to_scene
+from .foot_overlay import FootSlidingOverlay
+from .palette import BACKGROUND, GRID
+from .skeleton_item import SkeletonItem
+
+
+
+def orbit_angles(export_azimuth: float, export_elevation: float) -> tuple[float, float]:
+    """An export camera direction as pyqtgraph (elevation, azimuth).
+
+    The export's eye at azimuth θ sits towards (sin θ, ·, -cos θ) in data space (θ = 0: the sensor);
+    in the scene (x, -z, y) that is (sin θ, cos θ) on the floor, i.e. pyqtgraph azimuth 90° - θ.
+    """
+    return export_elevation, 90.0 - export_azimuth
+
+
+#: (elevation, azimuth) of pyqtgraph's camera for each export preset
+PRESETS = {name: orbit_angles(*angles) for name, angles in EXPORT_PRESETS.items()}
+HOME = PRESETS[DEFAULT_PRESET]
+MIN_DISTANCE = 1.5
+#: the framed clip's extent times this fills the view
+FRAMING_MARGIN = 1.3
+GRID_SPACING = 0.5
+
+
+class SkeletonView(GLViewMixin, QOpenGLWindow):
+    camera_changed = Signal()
+
+    def __init__(self) -> None:
+        super().__init__(QOpenGLContext.globalShareContext(), QOpenGLWindow.UpdateBehavior.NoPartialUpdate)
+        self.setFlag(Qt.WindowType.WindowDoesNotAcceptFocus)
+        self.setBackgroundColor(BACKGROUND)
+        #: the QWidget standing for this view in layouts (it owns the window)
+        self.widget = QWidget.createWindowContainer(self)
+        self.widget.setMinimumSize(160, 160)
+        self.skeleton: SkeletonItem | None = None
+        self.feet: FootSlidingOverlay | None = None
+        self._grid: gl.GLGridItem | None = None
+        self._scene: np.ndarray | None = None
+        self._topology = ""
+        self._sliding: FootSliding | None = None
+        self._frame = 0
+        self._feet_enabled = True
+        self._trail_length: int | None = None
+        self.home_center = QVector3D(0, 0, 1)
+        self.home_distance = 4.0
+        self._ground = 0.0
+        self._grid_size = 4.0
+
+    # --- GL lifetime -----------------------------------------------------------------------------
+    def devicePixelRatioF(self) -> float:  # noqa: N802 (GLViewMixin asks widgets for it)
+        return self.devicePixelRatio()
+
+    def paintGL(self) -> None:  # noqa: N802
+        # unlike QOpenGLWidget, QOpenGLWindow does not set the viewport after a resize
+        GL.glViewport(0, 0, self.deviceWidth(), self.deviceHeight())
+        super().paintGL()
+
+    def initializeGL(self) -> None:
+        super().initializeGL()
+        if self.skeleton is None:
+            self._grid = gl.GLGridItem(color=GRID)
+            self._grid.setSpacing(GRID_SPACING, GRID_SPACING, 1)
+            self.addItem(self._grid)
+            self.skeleton = SkeletonItem(self)
+            self.feet = FootSlidingOverlay(self)
+            self.feet.set_enabled(self._feet_enabled)
+            if self._trail_length is not None:
+                self.feet.set_trail_length(self._trail_length)
+            self._apply_clip()
+
+    @property
+    def ready(self) -> bool:
+        return self.skeleton is not None
+
+    def dispose(self) -> None:
+        """Take the GL window out of its container and delete it; safe to call twice."""
+        if shiboken6.isValid(self):
+            self.setParent(None)  # the container forgets a window that leaves it
+            shiboken6.delete(self)
+
+    # --- content ---------------------------------------------------------------------------------
+    def set_clip(self, joints: np.ndarray | None, topology: str = "", sliding: FootSliding | None = None) -> None:
+        """Show a (T, J, 3) data-space clip, framed by the home camera (None clears the view)."""
+        self._scene = None if joints is None else to_scene(joints)
+        self._topology = topology
+        self._sliding = sliding
+        if self._scene is not None:
+            self._frame_clip(joints, topology)
+        self._apply_clip()
+
+    def show_frame(self, frame: int) -> None:
+        self._frame = frame
+        if self.ready and self._scene is not None:
+            self.skeleton.set_frame(frame)
+            self.feet.set_frame(frame)
+            self.update()
+
+    def set_feet_enabled(self, enabled: bool) -> None:
+        self._feet_enabled = enabled
+        if self.ready:
+            self.feet.set_enabled(enabled)
+            self.show_frame(self._frame)
+
+    def set_trail_length(self, frames: int) -> None:
+        self._trail_length = frames
+        if self.ready:
+            self.feet.set_trail_length(frames)
+            self.show_frame(self._frame)
+
+    def _apply_clip(self) -> None:
+        if not self.ready:
+            return
+        if self._scene is None:
+            self.skeleton.set_visible(False)
+            self.feet.clear()
+            self.update()
+            return
+        self.skeleton.set_clip(self._scene, self._topology)
+        if self._sliding is not None:
+            self.feet.set_clip(self._scene, self._sliding)
+        else:
+            self.feet.clear()
+        self._frame = min(self._frame, len(self._scene) - 1)
+        self._place_grid()
+        self.show_frame(self._frame)
+
+    def _frame_clip(self, joints: np.ndarray, topology: str) -> None:
+        scene = self._scene
+        with np.errstate(invalid="ignore"):
+            lo, hi = np.nanmin(scene.reshape(-1, 3), axis=0), np.nanmax(scene.reshape(-1, 3), axis=0)
+        if not (np.isfinite(lo).all() and np.isfinite(hi).all()):
+            lo, hi = np.zeros(3), np.ones(3)
+        centre = (lo + hi) / 2.0
+        extent = float(np.max(hi - lo))
+        # pyqtgraph's field of view is horizontal: a tall (portrait) view needs the height to fit too
+        aspect = self.width() / max(self.height(), 1)
+        needed = max(float(np.max(hi[:2] - lo[:2])), float(hi[2] - lo[2]) * aspect)
+        fov = math.radians(self.opts["fov"])
+        self.home_center = QVector3D(*map(float, centre))
+        self.home_distance = max(MIN_DISTANCE, FRAMING_MARGIN * needed / (2.0 * math.tan(fov / 2.0)))
+        self._ground = ground_level([joints], [topology])  # the export's floor height (data y = scene z)
+        self._grid_size = max(4.0, 2.0 * math.ceil(extent))
+        self.reset_camera()
+
+    def _place_grid(self) -> None:
+        if self._grid is None or self._scene is None:
+            return
+        self._grid.setSize(self._grid_size, self._grid_size, 1)
+        self._grid.resetTransform()
+        c = self.home_center
+        self._grid.translate(c.x(), c.y(), self._ground)
+
+    # --- camera ----------------------------------------------------------------------------------
+    def reset_camera(self) -> None:
+        self.setCameraPosition(pos=QVector3D(self.home_center), distance=self.home_distance,
+                               elevation=HOME[0], azimuth=HOME[1])
+
+    def apply_preset(self, name: str) -> None:
+        elevation, azimuth = PRESETS[name]
+        self.setCameraPosition(elevation=elevation, azimuth=azimuth)
+
+    def setCameraPosition(self, *args, **kwargs) -> None:  # noqa: N802 (Qt naming)
+        super().setCameraPosition(*args, **kwargs)
+        self.camera_changed.emit()
+
+    def orbit(self, azim, elev) -> None:
+        super().orbit(azim, elev)
+        self.camera_changed.emit()
+
+    def pan(self, dx, dy, dz, relative="global") -> None:
+        super().pan(dx, dy, dz, relative)
+        self.camera_changed.emit()
+
+    def wheelEvent(self, ev) -> None:  # noqa: N802
+        super().wheelEvent(ev)
+        self.camera_changed.emit()

@@ -1,0 +1,104 @@
+"""The three clips on screen (source, retargeted, released), their analyses and the length policy.
+
+Length policy (`dtmr.render.timeline`, shared with the export): the comparison runs for the longest of
+its clips and a shorter clip holds its last frame. The model maps its output back to the source's length, so the three
+views normally agree; the policy matters for the reference and for clips of odd lengths.
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+from typing import Any
+
+from dtmr.render.timeline import comparison_length, frame_index
+
+from ..core.foot_sliding import FootSliding
+from .events import Signal
+
+
+class ViewKind(str, Enum):
+    SOURCE = "source"
+    RETARGETED = "retargeted"
+    RELEASED = "released"
+
+    @property
+    def title(self) -> str:
+        return {"source": "Source", "retargeted": "Retargeted", "released": "Released"}[self.value]
+
+
+VIEWS = (ViewKind.SOURCE, ViewKind.RETARGETED, ViewKind.RELEASED)
+
+LENGTH_POLICY = "runs for the longest clip; a shorter clip holds its last frame"
+
+
+class Comparison:
+    """Signals: `clips_changed()`, `status_changed(str)`, `recognition_changed()`.
+
+    `clips` maps a `ViewKind` to a `dtmr.Clip`; the model views are absent until inference returns.
+    `model_note` says which model produced them (and whether it is a development fallback).
+    """
+
+    def __init__(self) -> None:
+        self.clips: dict[ViewKind, Any] = {}
+        self.feet: dict[ViewKind, FootSliding] = {}
+        self._feet_of: dict[ViewKind, Any] = {}  # the clip each entry of `feet` was computed from
+        self.reference: Any = None
+        self.model_note = ""
+        self.status = "No clip selected"
+        self.busy = False
+        self.recognition: Any = None  # app.core.recognition.RecognitionResult
+        #: True while the recognition worker computes `recognition` for the current clips
+        self.recognition_pending = False
+        self.clips_changed = Signal()
+        self.status_changed = Signal()
+        self.recognition_changed = Signal()
+
+    @property
+    def length(self) -> int:
+        return comparison_length(c.num_frames for c in self.clips.values()) if self.clips else 1
+
+    @property
+    def fps(self) -> float:
+        source = self.clips.get(ViewKind.SOURCE)
+        return float(source.fps) if source is not None else 30.0
+
+    def set_source(self, source: Any, reference: Any) -> None:
+        """A new source/reference pair: model views are cleared until inference returns."""
+        self.clips = {} if source is None else {ViewKind.SOURCE: source}
+        self.reference = reference
+        self.model_note = ""
+        self.recognition = None
+        self._update_feet()
+        self.clips_changed.emit()
+        self.recognition_changed.emit()
+
+    def set_outputs(self, retargeted: Any, released: Any, model_note: str) -> None:
+        self.clips[ViewKind.RETARGETED] = retargeted
+        self.clips[ViewKind.RELEASED] = released
+        self.model_note = model_note
+        self._update_feet()
+        self.clips_changed.emit()
+
+    def set_recognition(self, result: Any, pending: bool = False) -> None:
+        """The recognizers' result (None when there are no recognizers, or while `pending`)."""
+        if result is self.recognition and pending == self.recognition_pending:
+            return
+        self.recognition = result
+        self.recognition_pending = pending
+        self.recognition_changed.emit()
+
+    def set_status(self, status: str, busy: bool = False) -> None:
+        """What the model is doing, for the views and the model panel; `busy` while it runs."""
+        if (status, busy) != (self.status, self.busy):
+            self.status, self.busy = status, busy
+            self.status_changed.emit(status)
+
+    def frame_of(self, view: ViewKind, frame: int) -> int | None:
+        clip = self.clips.get(view)
+        return None if clip is None else int(frame_index(max(frame, 0), clip.num_frames))
+
+    def _update_feet(self) -> None:
+        """Foot sliding of every clip, reusing what was computed for clips that did not change."""
+        previous = {id(self._feet_of.get(v)): f for v, f in self.feet.items()}
+        self.feet = {v: previous.get(id(c)) or FootSliding.of(c.joints, c.topology, c.fps) for v, c in self.clips.items()}
+        self._feet_of = dict(self.clips)

@@ -1,0 +1,1 @@
+"""Qt widgets. They listen to the state objects of `app.state` and never own state themselves."""

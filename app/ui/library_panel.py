@@ -1,0 +1,135 @@
+"""Library panel: open buttons, search and filters, and the clip table. Selecting a row picks the source."""
+
+from __future__ import annotations
+
+import numpy as np
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (
+    QComboBox,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QMenu,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from ..core.library import OpenedLibrary
+from .clip_table import ClipFilterProxy, ClipTableModel, ClipTableView
+
+FILTER_KEYS = (("subject", "All subjects"), ("action", "All actions"), ("view", "All views"))
+
+
+class LibraryPanel(QWidget):
+    """Signals: `clip_selected(int)` (the source index), `pin_requested(int)` (use a clip as the pinned
+    reference, from the table's context menu), `open_file_requested()`, `open_folder_requested()`."""
+
+    clip_selected = Signal(int)
+    pin_requested = Signal(int)
+    open_file_requested = Signal()
+    open_folder_requested = Signal()
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        self.model = ClipTableModel(self)
+        self.proxy = ClipFilterProxy(self.model, self)
+        self.library: OpenedLibrary | None = None
+
+        self.open_file_button = QPushButton("Open file…")
+        self.open_folder_button = QPushButton("Open folder…")
+        self.open_file_button.clicked.connect(self.open_file_requested)
+        self.open_folder_button.clicked.connect(self.open_folder_requested)
+        self.path_label = QLabel("No library open. Open a file or drop one here.")
+        self.path_label.setWordWrap(True)
+        self.search = QLineEdit()
+        self.search.setPlaceholderText("Search clip or action name")
+        self.search.setClearButtonEnabled(True)
+        self.search.textChanged.connect(self.proxy.set_search)
+        self.filters: dict[str, QComboBox] = {}
+        filter_row = QHBoxLayout()
+        for key, everything in FILTER_KEYS:
+            combo = QComboBox()
+            combo.addItem(everything, None)
+            combo.currentIndexChanged.connect(lambda _i, k=key: self._filter_changed(k))
+            self.filters[key] = combo
+            filter_row.addWidget(combo)
+        self.count_label = QLabel("")
+        self.table = ClipTableView()
+        self.table.setModel(self.proxy)
+        self.table.selectionModel().currentRowChanged.connect(self._row_changed)
+        self.table.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        self.table.customContextMenuRequested.connect(self._context_menu)
+        self.context_menu = QMenu(self)
+        self.pin_action = self.context_menu.addAction("Use as pinned reference")
+        self.pin_action.triggered.connect(self._pin_clicked_row)
+        self._menu_row = -1
+        self.proxy.rowsInserted.connect(self._update_count)
+        self.proxy.modelReset.connect(self._update_count)
+        self.proxy.layoutChanged.connect(self._update_count)
+        self.proxy.rowsRemoved.connect(self._update_count)
+
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.open_file_button)
+        buttons.addWidget(self.open_folder_button)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.addLayout(buttons)
+        layout.addWidget(self.path_label)
+        layout.addWidget(self.search)
+        layout.addLayout(filter_row)
+        layout.addWidget(self.table, 1)
+        layout.addWidget(self.count_label)
+
+    def set_library(self, library: OpenedLibrary | None) -> None:
+        self.library = library
+        self.model.set_library(library)
+        self.path_label.setText(str(library.path) if library else "No library open.")
+        for key, combo in self.filters.items():
+            combo.blockSignals(True)
+            combo.clear()
+            combo.addItem(dict(FILTER_KEYS)[key], None)
+            values = np.unique(self.model.column_values(key))
+            for value in values[values >= 0]:
+                text = library.action_name(int(value)) if key == "action" else f"{key} {value}"
+                combo.addItem(text, int(value))
+            combo.setEnabled(combo.count() > 1)
+            combo.blockSignals(False)
+            self.proxy.filters[key] = None
+        self.proxy.set_search(self.search.text())
+        self.table.sortByColumn(0, Qt.SortOrder.AscendingOrder)
+        self._update_count()
+
+    def select_clip(self, index: int) -> None:
+        """Make source clip `index` the current row (clearing filters that hide it)."""
+        row = self.proxy.proxy_row(index)
+        if row < 0:
+            self.search.clear()
+            for combo in self.filters.values():
+                combo.setCurrentIndex(0)
+            row = self.proxy.proxy_row(index)
+        self.table.selectRow(row)
+        self.table.scrollTo(self.proxy.index(row, 0))
+
+    def _filter_changed(self, key: str) -> None:
+        self.proxy.set_filter(key, self.filters[key].currentData())
+        self._update_count()
+
+    def _row_changed(self, current, _previous) -> None:
+        if current.isValid():
+            self.clip_selected.emit(self.proxy.mapToSource(current).row())
+
+    def _context_menu(self, pos) -> None:
+        index = self.table.indexAt(pos)
+        if index.isValid():
+            self._menu_row = self.proxy.mapToSource(index).row()
+            self.context_menu.popup(self.table.viewport().mapToGlobal(pos))
+
+    def _pin_clicked_row(self) -> None:
+        if self._menu_row >= 0:
+            self.pin_requested.emit(self._menu_row)
+
+    def _update_count(self, *_args) -> None:
+        total = self.model.rowCount()
+        shown = self.proxy.rowCount()
+        self.count_label.setText(f"{shown} of {total} clips" if shown != total else f"{total} clips")

@@ -1,0 +1,367 @@
+"""The Studio's main window: wires the state objects, the controller, the panels and the menus.
+
+Layout: the "Compare" tab holds the three views, the transport bar and the per-frame tracks; docks hold
+the library (left), the reference (right) and, tabbed below it, the live predictions and the model. The
+"Train" tab runs `dtmr train` in a separate process. Every frame change goes through one
+`FrameCoalescer`, so the views, tracks, predictions and slider are updated once per event-loop pass.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import QSettings, Qt
+from PySide6.QtWidgets import (
+    QDockWidget,
+    QFileDialog,
+    QLabel,
+    QMainWindow,
+    QMessageBox,
+    QSplitter,
+    QTabWidget,
+)
+
+from .. import __doc__ as app_doc
+from ..core.export_job import export_comparison
+from ..core.library import OPEN_FILTER, OpenedLibrary
+from ..core.model_scan import ScanResult
+from ..state.comparison import Comparison
+from ..state.playback import LoopMode, PlaybackClock
+from ..state.selection import ReferenceChoice, Selection
+from ..state.settings import SettingsModel
+from ..workers.job_thread import JobThread
+from .export_dialog import ExportDialog
+from .frame_coalescer import FrameCoalescer
+from .library_panel import LibraryPanel
+from .menus import SHORTCUTS, build_menus
+from .model_panel import ModelPanel
+from .playback_driver import PlaybackDriver
+from .predictions_panel import PredictionsPanel
+from .reference_panel import ReferencePanel
+from .settings_store import SettingsStore
+from .studio_controller import StudioController
+from .timeline_panel import TimelinePanel
+from .trainer_tab import TrainerTab
+from .tracks_panel import TracksPanel
+from .views_panel import ViewsPanel
+
+CHECKPOINT_FILTER = "Checkpoints (*.pt *.pth *.ckpt);;All files (*)"
+LOOP_ORDER = (LoopMode.ONCE, LoopMode.LOOP, LoopMode.BOUNCE)
+
+
+class MainWindow(QMainWindow):
+    def __init__(self, qsettings: QSettings, retargeting=None, recognition=None, models_dir: Path | None = None,
+                 parent=None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("DTMR Studio")
+        self.setAcceptDrops(True)
+        self.qsettings = qsettings
+        self.settings = SettingsModel()
+        self.settings_store = SettingsStore(self.settings, qsettings)
+        self.clock = PlaybackClock()
+        self.selection = Selection()
+        self.comparison = Comparison()
+        self.controller = StudioController(self.selection, self.comparison, self.clock, self.settings,
+                                           retargeting, recognition, models_dir, self)
+        self.driver = PlaybackDriver(self.clock, self)
+        self.coalescer = FrameCoalescer(self._render_frame, self)
+        self.message_boxes: list[QMessageBox] = []
+
+        self.views = ViewsPanel(self.comparison)
+        self.timeline = TimelinePanel(self.clock)
+        self.tracks = TracksPanel(self.comparison)
+        compare = QSplitter(Qt.Orientation.Vertical)
+        compare.addWidget(self.views)
+        compare.addWidget(self.timeline)
+        compare.addWidget(self.tracks)
+        compare.setStretchFactor(0, 3)
+        compare.setStretchFactor(1, 0)
+        compare.setStretchFactor(2, 1)
+        compare.setSizes([560, 70, 220])
+        self.trainer = TrainerTab()
+        self.tabs = QTabWidget()
+        self.tabs.addTab(compare, "Compare")
+        self.tabs.addTab(self.trainer, "Train")
+        self.setCentralWidget(self.tabs)
+        self.export_thread = JobThread(export_comparison, "export", self)
+        self.export_dialog = ExportDialog(self.export_thread, self)
+
+        self.library_panel = LibraryPanel()
+        self.reference_panel = ReferencePanel()
+        self.model_panel = ModelPanel()
+        self.predictions = PredictionsPanel(self.comparison)
+        self.docks = {
+            "library": self._dock("Library", self.library_panel, Qt.DockWidgetArea.LeftDockWidgetArea),
+            "reference": self._dock("Reference", self.reference_panel, Qt.DockWidgetArea.RightDockWidgetArea),
+            "model": self._dock("Model", self.model_panel, Qt.DockWidgetArea.RightDockWidgetArea),
+            "predictions": self._dock("Predictions", self.predictions, Qt.DockWidgetArea.RightDockWidgetArea),
+        }
+        # the model panel is needed to set up, the predictions all the time: they share a tab group
+        self.tabifyDockWidget(self.docks["predictions"], self.docks["model"])
+        self.docks["predictions"].raise_()
+        self.status_label = QLabel()
+        self.statusBar().addWidget(self.status_label, 1)
+
+        self.actions = build_menus(self)
+        self._connect()
+        self._apply_settings()
+        self._restore_layout()
+        self.controller.rescan_models()
+
+    # --- construction ----------------------------------------------------------------------------
+    def _dock(self, title: str, widget, area) -> QDockWidget:
+        dock = QDockWidget(title, self)
+        dock.setObjectName(f"dock-{title.lower()}")
+        dock.setWidget(widget)
+        self.addDockWidget(area, dock)
+        return dock
+
+    def _connect(self) -> None:
+        a, clock, views = self.actions, self.clock, self.views
+        clock.frame_changed.connect(self.coalescer.request)
+        self.comparison.clips_changed.connect(lambda: self.coalescer.request(clock.frame))
+        self.comparison.status_changed.connect(self._status_changed)
+        self.tracks.seek_requested.connect(clock.seek)
+
+        self.library_panel.open_file_requested.connect(self.open_file_dialog)
+        self.library_panel.open_folder_requested.connect(self.open_folder_dialog)
+        self.library_panel.clip_selected.connect(self.selection.select_source)
+        self.library_panel.pin_requested.connect(self.pin_reference)
+        self.reference_panel.random_requested.connect(self.selection.random_reference)
+        self.reference_panel.seed_changed.connect(self.selection.set_seed)
+        self.reference_panel.pin_toggled.connect(self._pin_toggled)
+        self.selection.reference_changed.connect(self._show_reference)
+        self.model_panel.model_selected.connect(self.controller.select_model)
+        self.model_panel.device_selected.connect(self.controller.select_device)
+        self.model_panel.add_requested.connect(self.add_checkpoint_dialog)
+        self.model_panel.rescan_requested.connect(self.controller.rescan_models)
+
+        self.controller.library_opened.connect(self._library_opened)
+        self.controller.catalog_changed.connect(self._catalog_changed)
+        self.controller.message.connect(self.status_label.setText)
+        self.controller.error.connect(self.show_error)
+        self.trainer.load_model_requested.connect(self.load_trained_model)
+        self.export_dialog.exported.connect(lambda path: self.status_label.setText(f"Exported {path}"))
+
+        a.open_file.triggered.connect(self.open_file_dialog)
+        a.open_folder.triggered.connect(self.open_folder_dialog)
+        a.add_checkpoint.triggered.connect(self.add_checkpoint_dialog)
+        a.export.triggered.connect(self.open_export_dialog)
+        a.quit.triggered.connect(self.close)
+        a.link_cameras.toggled.connect(lambda on: self.settings.set("link_cameras", on))
+        for name, action in a.presets.items():
+            action.triggered.connect(lambda _c=False, n=name: views.apply_preset(n))
+        a.reset_cameras.triggered.connect(views.reset_cameras)
+        a.feet.toggled.connect(lambda on: self.settings.set("show_feet", on))
+        a.play.triggered.connect(clock.toggle)
+        a.previous_frame.triggered.connect(lambda: clock.step(-1))
+        a.next_frame.triggered.connect(lambda: clock.step(1))
+        a.back_ten.triggered.connect(lambda: clock.step(-10))
+        a.forward_ten.triggered.connect(lambda: clock.step(10))
+        a.first_frame.triggered.connect(clock.home)
+        a.last_frame.triggered.connect(clock.end)
+        a.slower.triggered.connect(clock.slower)
+        a.faster.triggered.connect(clock.faster)
+        a.cycle_loop.triggered.connect(self._cycle_loop)
+        for mode, action in a.loop_modes.items():
+            action.triggered.connect(lambda _c=False, m=mode: clock.set_loop_mode(m))
+        a.every_frame.toggled.connect(clock.set_play_every_frame)
+        a.shortcuts_help.triggered.connect(self.show_shortcuts)
+        a.about.triggered.connect(self.show_about)
+
+        # settings <-> widgets: the settings model is the single source of truth
+        views.link_box.toggled.connect(lambda on: self.settings.set("link_cameras", on))
+        views.feet_box.toggled.connect(lambda on: self.settings.set("show_feet", on))
+        views.trail_box.valueChanged.connect(lambda n: self.settings.set("trail_length", n))
+        clock.speed_changed.connect(lambda s: self.settings.set("speed", s))
+        clock.loop_mode_changed.connect(self._loop_mode_changed)
+        clock.every_frame_changed.connect(self._every_frame_changed)
+        self.settings.changed.connect(self._setting_changed)
+
+    def _apply_settings(self) -> None:
+        for key, value in self.settings.items():
+            self._setting_changed(key, value)
+        self.clock.set_speed(self.settings.get("speed"))
+        try:
+            self.clock.set_loop_mode(LoopMode(self.settings.get("loop_mode")))
+        except ValueError:
+            self.settings.set("loop_mode", LoopMode.LOOP.value)
+        self.clock.set_play_every_frame(self.settings.get("play_every_frame"))
+        self._loop_mode_changed(self.clock.loop_mode)
+
+    def _restore_layout(self) -> None:
+        geometry = self.qsettings.value("window/geometry")
+        state = self.qsettings.value("window/state")
+        if geometry is not None:
+            self.restoreGeometry(geometry)
+        else:
+            self.resize(1500, 920)
+        if state is not None:
+            self.restoreState(state)
+
+    # --- frame rendering -------------------------------------------------------------------------
+    def _render_frame(self, frame: int) -> None:
+        self.views.show_frame(frame)
+        self.timeline.show_frame(frame)
+        self.tracks.show_frame(frame)
+        self.predictions.show_frame(frame)
+
+    # --- library, reference, models --------------------------------------------------------------
+    def open_path(self, path: str | Path) -> None:
+        self.controller.open_path(path)
+
+    def open_file_dialog(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, "Open clips", self.settings.get("last_dir"), OPEN_FILTER)
+        if path:
+            self.open_path(path)
+
+    def open_folder_dialog(self) -> None:
+        path = QFileDialog.getExistingDirectory(self, "Open a folder of .skeleton files", self.settings.get("last_dir"))
+        if path:
+            self.open_path(path)
+
+    def add_checkpoint_dialog(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, "Add a checkpoint", self.settings.get("last_dir"), CHECKPOINT_FILTER)
+        if path:
+            self.controller.add_checkpoint(path)
+
+    def open_export_dialog(self) -> None:
+        library = self.controller.library
+        self.export_dialog.prepare(self.comparison, dict(self.controller.catalog.recognizers),
+                                   library.action_names if library else {}, self.controller.device,
+                                   self.settings.get("last_dir"))
+        self.export_dialog.show()  # modeless: playback and the other panels stay usable
+        self.export_dialog.raise_()
+
+    def load_trained_model(self, path: str) -> None:
+        """"Load this model" in the Train tab: add the checkpoint, select it and go back to comparing."""
+        self.controller.add_checkpoint(path)
+        self.tabs.setCurrentIndex(0)
+
+    def pin_reference(self, index: int) -> None:
+        try:
+            self.selection.pin(index)
+        except ValueError as exc:
+            self.show_error(str(exc))
+
+    def _pin_toggled(self, pinned: bool) -> None:
+        ref = self.selection.reference
+        if ref is None:
+            return
+        if pinned:
+            self.selection.pin(ref.index)
+        else:
+            self.selection.unpin()
+
+    def _library_opened(self, library: OpenedLibrary) -> None:
+        self.library_panel.set_library(library)
+        self.reference_panel.set_enabled(len(library.source) > 1)
+        if len(library.source):
+            self.library_panel.select_clip(0)
+
+    def _show_reference(self, choice: ReferenceChoice | None) -> None:
+        library = self.controller.library
+        sel = self.selection
+        pool = 0 if sel.pool is None or sel.source_index is None else len(sel.pool.candidates(sel.source_index))
+        if choice is None or library is None:
+            self.reference_panel.show_choice(None, "", "", None, pool)
+            return
+        table = library.table
+        subject = int(table["subject"][choice.index])
+        action = int(table["action"][choice.index])
+        names = table.get("sample_name")
+        name = str(names[choice.index]) if names is not None and str(names[choice.index]) else f"clip {choice.index}"
+        detail = f"clip {choice.index} · subject {subject} · {library.action_name(action) or 'unknown action'}"
+        self.reference_panel.show_choice(choice, name, detail, library.source.read(choice.index), pool)
+
+    def _catalog_changed(self, result: ScanResult) -> None:
+        selected = "" if self.controller.model is None else str(self.controller.model.path)
+        self.model_panel.show_catalog(result.catalog, selected)
+        self.model_panel.show_devices(result.devices, self.controller.device)
+        self.trainer.set_devices(result.devices)
+        if not result.catalog.retargeters:
+            self.status_label.setText("No retargeting checkpoint: the model views use a freshly initialised "
+                                      "model (development fallback).")
+
+    def _status_changed(self, status: str) -> None:
+        self.model_panel.show_status(status, self.comparison.busy)
+        self.views.refresh_titles()
+
+    # --- settings --------------------------------------------------------------------------------
+    def _setting_changed(self, key: str, value) -> None:
+        if key == "link_cameras":
+            self.views.set_linked(value)
+            self.actions.link_cameras.setChecked(value)
+        elif key == "show_feet":
+            self.views.set_feet_enabled(value)
+            self.actions.feet.setChecked(value)
+        elif key == "trail_length":
+            self.views.set_trail_length(value)
+        elif key == "recent_files":
+            self._rebuild_recent(value)
+
+    def _rebuild_recent(self, paths: list[str]) -> None:
+        menu = self.actions.recent
+        menu.clear()
+        for path in paths:
+            action = menu.addAction(path)
+            action.triggered.connect(lambda _c=False, p=path: self.open_path(p))
+        menu.setEnabled(bool(paths))
+
+    def _loop_mode_changed(self, mode: LoopMode) -> None:
+        self.settings.set("loop_mode", LoopMode(mode).value)
+        for m, action in self.actions.loop_modes.items():
+            action.setChecked(m is mode)
+
+    def _every_frame_changed(self, enabled: bool) -> None:
+        self.settings.set("play_every_frame", enabled)
+        self.actions.every_frame.setChecked(enabled)
+
+    def _cycle_loop(self) -> None:
+        self.clock.set_loop_mode(LOOP_ORDER[(LOOP_ORDER.index(self.clock.loop_mode) + 1) % len(LOOP_ORDER)])
+
+    # --- messages --------------------------------------------------------------------------------
+    def show_error(self, text: str) -> None:
+        """A non-modal message box (never blocks playback or tests) plus the status bar."""
+        self.status_label.setText(text)
+        self._message("DTMR Studio", text, QMessageBox.Icon.Warning)
+
+    def show_shortcuts(self) -> None:
+        rows = "".join(f"<tr><td><b>{k}</b></td><td>&nbsp;{d}</td></tr>" for k, d in SHORTCUTS)
+        self._message("Keyboard shortcuts", f"<table>{rows}</table>", QMessageBox.Icon.Information)
+
+    def show_about(self) -> None:
+        self._message("About DTMR Studio", (app_doc or "").strip().splitlines()[0], QMessageBox.Icon.Information)
+
+    def _message(self, title: str, text: str, icon) -> QMessageBox:
+        box = QMessageBox(icon, title, text, QMessageBox.StandardButton.Ok, self)
+        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        box.finished.connect(lambda _r, b=box: self.message_boxes.remove(b) if b in self.message_boxes else None)
+        self.message_boxes.append(box)
+        box.open()
+        return box
+
+    # --- drag and drop, closing ------------------------------------------------------------------
+    def dragEnterEvent(self, event) -> None:  # noqa: N802
+        if any(url.isLocalFile() for url in event.mimeData().urls()):
+            event.acceptProposedAction()
+
+    def dropEvent(self, event) -> None:  # noqa: N802
+        paths = [url.toLocalFile() for url in event.mimeData().urls() if url.isLocalFile()]
+        if paths:
+            self.open_path(paths[0])
+            event.acceptProposedAction()
+
+    def closeEvent(self, event) -> None:  # noqa: N802
+        self.clock.pause()
+        self.qsettings.setValue("window/geometry", self.saveGeometry())
+        self.qsettings.setValue("window/state", self.saveState())
+        self.qsettings.sync()
+        self.controller.shutdown()
+        self.export_thread.stop()
+        self.trainer.shutdown()
+        self.export_dialog.close()
+        for box in list(self.message_boxes):
+            box.close()
+        self.views.dispose()
+        super().closeEvent(event)

@@ -1,0 +1,117 @@
+"""Menu bar and keyboard shortcuts of the main window (JABS `menu_builder` style).
+
+`build_menus` creates every action, attaches it to the window (so its shortcut works window-wide) and
+returns them in a dataclass; the main window connects them. `SHORTCUTS` is the table shown in
+Help ▸ Keyboard shortcuts and in docs/studio.md.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from PySide6.QtGui import QAction, QActionGroup, QKeySequence
+from PySide6.QtWidgets import QMainWindow, QMenu
+
+from ..state.playback import LoopMode
+from .timeline_panel import LOOP_LABELS
+
+SHORTCUTS = (
+    ("Space", "play / pause"),
+    ("← / →  or  , / .", "previous / next frame"),
+    ("↓ / ↑", "10 frames back / forward"),
+    ("Home / End", "first / last frame"),
+    ("− / +", "slower / faster"),
+    ("L", "next loop mode (once, loop, back-and-forth)"),
+    ("C", "link / unlink the cameras"),
+    ("F / S / T / O / R", "front, side, top, oblique camera; reset the cameras"),
+    ("Ctrl+O / Ctrl+Shift+O", "open a file / a folder"),
+    ("Ctrl+E", "export a GIF or MP4"),
+)
+
+
+@dataclass
+class MenuActions:
+    open_file: QAction
+    open_folder: QAction
+    recent: QMenu
+    export: QAction
+    add_checkpoint: QAction
+    quit: QAction
+    link_cameras: QAction
+    presets: dict[str, QAction]
+    reset_cameras: QAction
+    feet: QAction
+    play: QAction
+    previous_frame: QAction
+    next_frame: QAction
+    back_ten: QAction
+    forward_ten: QAction
+    first_frame: QAction
+    last_frame: QAction
+    slower: QAction
+    faster: QAction
+    cycle_loop: QAction
+    loop_modes: dict[LoopMode, QAction]
+    every_frame: QAction
+    shortcuts_help: QAction
+    about: QAction
+
+
+def _action(window: QMainWindow, menu: QMenu, text: str, *keys: str | QKeySequence.StandardKey,
+            checkable: bool = False) -> QAction:
+    action = QAction(text, window)
+    if keys:
+        action.setShortcuts([QKeySequence(k) for k in keys])
+    action.setCheckable(checkable)
+    menu.addAction(action)
+    window.addAction(action)  # shortcuts work while the menu bar is hidden or unfocused
+    return action
+
+
+def build_menus(window: QMainWindow) -> MenuActions:
+    bar = window.menuBar()
+    file_menu = bar.addMenu("&File")
+    open_file = _action(window, file_menu, "&Open file…", QKeySequence.StandardKey.Open)
+    open_folder = _action(window, file_menu, "Open &folder…", "Ctrl+Shift+O")
+    recent = file_menu.addMenu("Open &recent")
+    file_menu.addSeparator()
+    export = _action(window, file_menu, "&Export video…", "Ctrl+E")
+    add_checkpoint = _action(window, file_menu, "Add &checkpoint…")
+    file_menu.addSeparator()
+    quit_action = _action(window, file_menu, "&Quit", QKeySequence.StandardKey.Quit)
+
+    view_menu = bar.addMenu("&View")
+    link = _action(window, view_menu, "&Link cameras", "C", checkable=True)
+    presets = {name: _action(window, view_menu, f"{name.capitalize()} camera", key)
+               for name, key in (("front", "F"), ("side", "S"), ("top", "T"), ("oblique", "O"))}
+    reset = _action(window, view_menu, "&Reset cameras", "R")
+    view_menu.addSeparator()
+    feet = _action(window, view_menu, "Foot-sliding &overlay", checkable=True)
+
+    play_menu = bar.addMenu("&Playback")
+    play = _action(window, play_menu, "&Play / pause", "Space")
+    previous_frame = _action(window, play_menu, "Previous frame", "Left", ",")
+    next_frame = _action(window, play_menu, "Next frame", "Right", ".")
+    back_ten = _action(window, play_menu, "10 frames back", "Down")
+    forward_ten = _action(window, play_menu, "10 frames forward", "Up")
+    first = _action(window, play_menu, "First frame", "Home")
+    last = _action(window, play_menu, "Last frame", "End")
+    play_menu.addSeparator()
+    slower = _action(window, play_menu, "Slower", "-")
+    faster = _action(window, play_menu, "Faster", "+", "=")
+    cycle = _action(window, play_menu, "Next loop mode", "L")
+    loop_menu = play_menu.addMenu("Loop mode")
+    group = QActionGroup(window)
+    loop_modes = {}
+    for mode, label in LOOP_LABELS.items():
+        action = _action(window, loop_menu, label, checkable=True)
+        group.addAction(action)
+        loop_modes[mode] = action
+    every_frame = _action(window, play_menu, "Play every frame", checkable=True)
+
+    help_menu = bar.addMenu("&Help")
+    shortcuts_help = _action(window, help_menu, "&Keyboard shortcuts")
+    about = _action(window, help_menu, "&About DTMR Studio")
+    return MenuActions(open_file, open_folder, recent, export, add_checkpoint, quit_action, link, presets, reset,
+                       feet, play, previous_frame, next_frame, back_ten, forward_ten, first, last, slower, faster,
+                       cycle, loop_modes, every_frame, shortcuts_help, about)

@@ -1,0 +1,86 @@
+"""Live predictions: top-5 actions and top-5 identities of each view for the window at the current frame.
+
+The probabilities of every frame's window are computed once per clip/reference/model in the recognition
+worker; moving the playhead only reads another row. The true label is marked ✔ (the source's action;
+the source's subject for identity) and the reference's subject is marked ◆: a good anonymization moves
+identity mass away from ✔, ideally towards ◆.
+"""
+
+from __future__ import annotations
+
+import html
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QGridLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget
+
+from ..core.recognition import RecognitionResult, TaskProbabilities
+from ..state.comparison import VIEWS, Comparison, ViewKind
+
+TASK_TITLES = {"action": "Action", "subject": "Identity"}
+
+
+class PredictionsPanel(QWidget):
+    def __init__(self, comparison: Comparison, parent=None) -> None:
+        super().__init__(parent)
+        self.comparison = comparison
+        self.cells: dict[tuple[str, ViewKind], QLabel] = {}
+        self.header = QLabel()
+        self.header.setWordWrap(True)
+        grid = QGridLayout()
+        grid.setHorizontalSpacing(12)
+        grid.setVerticalSpacing(2)
+        for view_index, kind in enumerate(VIEWS):  # one block per view: its name, then action | identity
+            grid.addWidget(QLabel(f"<b>{kind.title}</b>"), 2 * view_index, 0, 1, 2)
+            for task_index, task in enumerate(("action", "subject")):
+                cell = QLabel()
+                cell.setTextFormat(Qt.TextFormat.RichText)
+                cell.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
+                self.cells[(task, kind)] = cell
+                grid.addWidget(cell, 2 * view_index + 1, task_index)
+        grid.setColumnStretch(0, 1)
+        grid.setColumnStretch(1, 1)
+        self.header.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 2, 4, 2)
+        layout.addWidget(self.header)
+        layout.addLayout(grid)
+        layout.addStretch(1)
+        self._frame = 0
+        comparison.recognition_changed.connect(lambda: self.show_frame(self._frame))
+        comparison.clips_changed.connect(lambda: self.show_frame(self._frame))
+        self.show_frame(0)
+
+    def show_frame(self, frame: int) -> None:
+        self._frame = frame
+        c = self.comparison
+        result = c.recognition if isinstance(c.recognition, RecognitionResult) else None
+        source = c.clips.get(ViewKind.SOURCE)
+        if source is None:
+            self.header.setText("Select a clip to see predictions.")
+        elif c.recognition_pending:
+            self.header.setText("Predictions: the recognizers are running…")
+        elif result is None:
+            self.header.setText("No action or subject recognizer in the model folder: predictions are not shown.")
+        else:
+            self.header.setText(f"Top-5 for the {result.request.window}-frame window centred on frame {frame + 1}. "
+                                "✔ true label, ◆ reference's subject.")
+        for task in ("action", "subject"):
+            probabilities = result.tasks.get(task) if result else None
+            for kind in VIEWS:
+                self.cells[(task, kind)].setText(self._cell(task, kind, probabilities, frame))
+
+    def _cell(self, task: str, kind: ViewKind, probabilities: TaskProbabilities | None, frame: int) -> str:
+        title = f"<u>{TASK_TITLES[task]}</u><br>"
+        c = self.comparison
+        clip_frame = c.frame_of(kind, frame)
+        if probabilities is None or clip_frame is None or kind.value not in probabilities.per_frame:
+            return title + ("no recognizer" if c.recognition is not None else "—")
+        source = c.clips[ViewKind.SOURCE]
+        true_label = getattr(source, task)
+        reference_subject = getattr(c.reference, "subject", None) if task == "subject" else None
+        lines = []
+        for p in probabilities.top_k(kind.value, clip_frame):
+            mark = " ✔" if p.label == true_label else (" ◆" if p.label == reference_subject else "")
+            text = f"{p.probability * 100:5.1f}% {html.escape(p.name)}{mark}"
+            lines.append(f"<b>{text}</b>" if mark == " ✔" else text)
+        return title + "<br>".join(lines)

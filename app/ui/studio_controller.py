@@ -1,0 +1,219 @@
+"""The controller: turns selection and model changes into background jobs, and their results into state.
+
+It owns one long-lived `JobThread` per kind of job: opening a library, scanning the model folders,
+retargeting (inference) and recognition. A newer request of a kind supersedes the running one; a result
+whose request is no longer the latest is dropped. The UI never waits on any of them: panels listen to
+`Selection`, `Comparison` and `PlaybackClock`, which only change here, on the GUI thread.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import QObject, Signal
+
+from dtmr.resources import MODELS_DIR, resource_path
+
+from ..core.checkpoints import CheckpointInfo, ModelCatalog
+from ..core.library import OpenedLibrary, open_library
+from ..core.model_scan import ScanRequest, ScanResult, scan_models
+from ..core.recognition import Recognition, RecognitionRequest, RecognitionResult
+from ..core.retargeting import RetargetRequest, RetargetResult, Retargeting
+from ..state.comparison import VIEWS, Comparison, ViewKind
+from ..state.playback import PlaybackClock
+from ..state.selection import Selection
+from ..state.settings import SettingsModel
+from ..workers.job_thread import JobThread
+
+#: the β the Studio selects first when no model was chosen before (DESIGN §3: 0.2 is recommended)
+RECOMMENDED_BETA = 0.2
+
+
+class StudioController(QObject):
+    """Signals: `library_opened(OpenedLibrary)`, `catalog_changed(ScanResult)`, `message(str)` (status bar),
+    `error(str)` (a failed job, one line)."""
+
+    library_opened = Signal(object)
+    catalog_changed = Signal(object)
+    message = Signal(str)
+    error = Signal(str)
+
+    def __init__(self, selection: Selection, comparison: Comparison, clock: PlaybackClock,
+                 settings: SettingsModel, retargeting=None, recognition=None,
+                 models_dir: Path | None = None, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.selection = selection
+        self.comparison = comparison
+        self.clock = clock
+        self.settings = settings
+        self.models_dir = Path(models_dir) if models_dir is not None else resource_path(*MODELS_DIR)
+        self.library: OpenedLibrary | None = None
+        self.catalog = ModelCatalog()
+        self.devices: list[str] = ["cpu"]
+        self.model: CheckpointInfo | None = None
+        self.device = "cpu"
+        self.last_result: RetargetResult | None = None
+        self.threads = {
+            "library": JobThread(open_library, "library loader", self),
+            "models": JobThread(scan_models, "model scanner", self),
+            "inference": JobThread(retargeting or Retargeting(), "inference", self),
+            "recognition": JobThread(recognition or Recognition(), "recognition", self),
+        }
+        self._latest: dict[str, int] = {}
+        self.threads["library"].job_finished.connect(self._library_finished)
+        self.threads["models"].job_finished.connect(self._scan_finished)
+        self.threads["inference"].job_finished.connect(self._inference_finished)
+        self.threads["inference"].job_progress.connect(self._inference_progress)
+        self.threads["recognition"].job_finished.connect(self._recognition_finished)
+        for kind, thread in self.threads.items():
+            thread.job_failed.connect(lambda rid, text, k=kind: self._failed(k, rid, text))
+        selection.pair_changed.connect(self._pair_changed)
+
+    # --- requests from the UI --------------------------------------------------------------------
+    def open_path(self, path: str | Path) -> None:
+        path = Path(path)
+        self.message.emit(f"Opening {path}…")
+        self._submit("library", path)
+
+    def rescan_models(self) -> None:
+        files = tuple(Path(p) for p in self.settings.get("user_checkpoints"))
+        self._submit("models", ScanRequest((self.models_dir,), files))
+
+    def add_checkpoint(self, path: str | Path) -> None:
+        self.settings.add_user_checkpoint(str(path))
+        self.settings.set("last_model", str(path))
+        self.rescan_models()
+
+    def select_model(self, path: str) -> None:
+        info = self.catalog.find(path)
+        if info is None or info == self.model:
+            return
+        self.model = info
+        self.settings.set("last_model", str(info.path))
+        self.run_inference()
+
+    def select_device(self, device: str) -> None:
+        if device == self.device:
+            return
+        self.device = device
+        self.settings.set("device", device)
+        self.run_inference()
+
+    def run_inference(self) -> None:
+        """Retarget the current pair with the current model (superseding any running request).
+
+        The views keep the previous output of the same pair until the new one arrives (a new source
+        has already cleared them), so switching models or devices does not blank the screen.
+        """
+        source = self.comparison.clips.get(ViewKind.SOURCE)
+        reference = self.comparison.reference
+        if source is None or reference is None:
+            return
+        request = RetargetRequest(source, reference, self.model, self.catalog.full_model(self.model), self.device)
+        what = self.model.label if self.model else "a freshly initialised model (no checkpoint)"
+        self.comparison.set_status(f"Retargeting with {what}…", busy=True)
+        self._submit("inference", request)
+
+    def shutdown(self) -> None:
+        """Cancel every job and end the worker threads (called when the window closes)."""
+        self._latest.clear()  # results still queued for the GUI thread are dropped
+        for thread in self.threads.values():
+            thread.stop()
+
+    @property
+    def busy(self) -> bool:
+        return any(t.busy for t in self.threads.values())
+
+    # --- results ---------------------------------------------------------------------------------
+    def _library_finished(self, request_id: int, library: OpenedLibrary) -> None:
+        if not self._is_latest("library", request_id):
+            return
+        previous, self.library = self.library, library
+        if previous is not None and previous.source is not library.source:
+            previous.source.close()
+        self.settings.add_recent(str(library.path))
+        self.settings.set("last_dir", str(library.path.parent))
+        self.selection.set_library(library.source, library.table["subject"])
+        self.library_opened.emit(library)
+        self.message.emit(f"Opened {library.path.name}: {len(library.source)} clips")
+
+    def _scan_finished(self, request_id: int, result: ScanResult) -> None:
+        if not self._is_latest("models", request_id):
+            return
+        before = (self.model, self.catalog.full_model(self.model), self.device)
+        self.catalog = result.catalog
+        self.devices = result.devices
+        self.device = self.settings.get("device") if self.settings.get("device") in result.devices else result.devices[0]
+        self.model = self._default_model(result.catalog)
+        self.catalog_changed.emit(result)
+        if (self.model, self.catalog.full_model(self.model), self.device) != before:
+            self.run_inference()
+
+    def _default_model(self, catalog: ModelCatalog) -> CheckpointInfo | None:
+        last = catalog.find(self.settings.get("last_model")) if self.settings.get("last_model") else None
+        if last is not None:
+            return last
+        recommended = [r for r in catalog.retargeters if r.beta is not None and abs(r.beta - RECOMMENDED_BETA) < 1e-6]
+        return (recommended or catalog.retargeters or [None])[0]
+
+    def _pair_changed(self) -> None:
+        sel, library = self.selection, self.library
+        if library is None or sel.source_index is None:
+            self.comparison.set_source(None, None)
+            self.comparison.set_status("No clip selected")
+            self.clock.set_length(1, 30.0)
+            return
+        source = library.source.read(sel.source_index)
+        reference = None if sel.reference is None else library.source.read(sel.reference.index)
+        self.comparison.set_source(source, reference)
+        self.clock.set_length(self.comparison.length, self.comparison.fps)
+        self._run_recognition()
+        if reference is None:
+            self.comparison.set_status("No reference: the library has no clip of another subject")
+            return
+        self.run_inference()
+
+    def _inference_progress(self, request_id: int, done: int, total: int, message: str) -> None:
+        if self._is_latest("inference", request_id):
+            self.comparison.set_status(f"Retargeting: {message} ({done}/{total})", busy=True)
+
+    def _inference_finished(self, request_id: int, result: RetargetResult) -> None:
+        if not self._is_latest("inference", request_id):
+            return
+        self.last_result = result
+        note = result.note if result.fallback is None else f"⚠ {result.note}"
+        self.comparison.set_outputs(result.retargeted, result.released, note)
+        self.comparison.set_status("Ready")
+        self.clock.set_length(self.comparison.length, self.comparison.fps)
+        self.message.emit(note)
+        self._run_recognition()
+
+    def _run_recognition(self) -> None:
+        recognizers = self.catalog.recognizers
+        if not recognizers:
+            self.comparison.set_recognition(None)
+            return
+        clips = {kind.value: self.comparison.clips[kind] for kind in VIEWS if kind in self.comparison.clips}
+        request = RecognitionRequest(clips, recognizers.get("action"), recognizers.get("subject"), self.device)
+        self.comparison.set_recognition(None, pending=True)
+        self._submit("recognition", request)
+
+    def _recognition_finished(self, request_id: int, result: RecognitionResult) -> None:
+        if self._is_latest("recognition", request_id):
+            self.comparison.set_recognition(result)
+
+    def _failed(self, kind: str, request_id: int, text: str) -> None:
+        if not self._is_latest(kind, request_id):
+            return
+        if kind == "inference":
+            self.comparison.set_status(f"Retargeting failed: {text}")
+        elif kind == "recognition":
+            self.comparison.set_recognition(None)
+        self.error.emit(f"{kind}: {text}")
+
+    # --- bookkeeping -----------------------------------------------------------------------------
+    def _submit(self, kind: str, request) -> None:
+        self._latest[kind] = self.threads[kind].submit(request)
+
+    def _is_latest(self, kind: str, request_id: int) -> bool:
+        return self._latest.get(kind) == request_id

@@ -1,0 +1,129 @@
+"""Per-frame tracks under the timeline: action and identity probability, and foot sliding, per view.
+
+The action track plots, for each view, the probability of the source's true action (of the source's
+most likely action when the label is unknown); the identity track the probability of the source's
+subject, which anonymization should push down. Both come from `Recognizer.window_probabilities` (a
+sliding window centred on each frame). The sliding track is the fastest contact joint's horizontal speed
+on each frame, with gaps where no foot touches the ground. A vertical line marks the current frame;
+clicking a track seeks there.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import QVBoxLayout, QWidget
+
+from ..core.recognition import RecognitionResult, TaskProbabilities
+from ..state.comparison import VIEWS, Comparison, ViewKind
+
+VIEW_PENS = {ViewKind.SOURCE: (90, 90, 90), ViewKind.RETARGETED: (230, 140, 20), ViewKind.RELEASED: (40, 110, 220)}
+TRACK_HEIGHT = 80
+#: the sliding track shows at least 0 to this many m/s, so a planted clip reads as flat and low
+SLIDING_RANGE = 0.3
+
+
+class TracksPanel(QWidget):
+    seek_requested = Signal(int)
+
+    def __init__(self, comparison: Comparison, parent=None) -> None:
+        super().__init__(parent)
+        self.comparison = comparison
+        self.plots: dict[str, pg.PlotWidget] = {}
+        self.curves: dict[tuple[str, ViewKind], pg.PlotDataItem] = {}
+        self.playheads: list[pg.InfiniteLine] = []
+        self._ranges: dict[str, tuple[float, float]] = {}
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(0)
+        for name, label in (("action", "P(action)"), ("subject", "P(identity)"), ("sliding", "sliding m/s")):
+            plot = pg.PlotWidget(background="w")
+            plot.setMinimumHeight(TRACK_HEIGHT)
+            plot.setLabel("left", label)
+            plot.getAxis("left").enableAutoSIPrefix(False)
+            plot.showGrid(x=True, y=True, alpha=0.2)
+            plot.setMouseEnabled(x=False, y=False)
+            plot.hideButtons()
+            if name != "sliding":
+                plot.setYRange(0.0, 1.0)
+                plot.getAxis("left").setTicks([[(0.0, "0"), (0.5, ".5"), (1.0, "1")]])
+            legend = plot.addLegend(offset=(-5, 2), labelTextSize="8pt") if name == "action" else None
+            for kind in VIEWS:
+                curve = plot.plot([], [], pen=pg.mkPen(VIEW_PENS[kind], width=2), connect="finite",
+                                  name=kind.title if legend is not None else None)
+                self.curves[(name, kind)] = curve
+            playhead = pg.InfiniteLine(pos=0, angle=90, pen=pg.mkPen((200, 0, 0), width=1))
+            plot.addItem(playhead)
+            self.playheads.append(playhead)
+            plot.scene().sigMouseClicked.connect(lambda ev, p=plot: self._clicked(p, ev))
+            self.plots[name] = plot
+            layout.addWidget(plot)
+        self.plots["subject"].setXLink(self.plots["action"])
+        self.plots["sliding"].setXLink(self.plots["action"])
+        comparison.clips_changed.connect(self.refresh)
+        comparison.recognition_changed.connect(self.refresh)
+        self.refresh()
+
+    def refresh(self) -> None:
+        c = self.comparison
+        self._set_range("x", 0.0, float(max(c.length - 1, 1)))
+        for kind in VIEWS:
+            sliding = c.feet.get(kind)
+            y = sliding.per_frame() if sliding is not None else np.zeros(0)
+            self.curves[("sliding", kind)].setData(np.arange(len(y)), y)
+        speeds = np.concatenate([f.per_frame() for f in c.feet.values()] or [np.zeros(0)])
+        speeds = speeds[np.isfinite(speeds)]
+        # the 99th percentile, so one wild frame of an untrained model does not flatten every curve
+        top = float(np.percentile(speeds, 99)) if speeds.size else 0.0
+        self._set_range("sliding", 0.0, round(max(SLIDING_RANGE, top), 2))
+        tasks = c.recognition.tasks if isinstance(c.recognition, RecognitionResult) else {}
+        source = c.clips.get(ViewKind.SOURCE)
+        for task in ("action", "subject"):
+            probabilities = tasks.get(task)
+            label = None if source is None else getattr(source, task)
+            self._plot_task(task, probabilities, label)
+
+    def _plot_task(self, task: str, probabilities: TaskProbabilities | None, label: int | None) -> None:
+        plot = self.plots[task]
+        if probabilities is None:
+            for kind in VIEWS:
+                self.curves[(task, kind)].setData([], [])
+            c = self.comparison
+            title = "computing…" if c.recognition_pending else (f"no {task} recognizer" if c.clips else "")
+            plot.setTitle(title, size="8pt")
+            return
+        index = probabilities.class_of(label)
+        source_view = ViewKind.SOURCE.value
+        if index is None and source_view in probabilities.per_frame:
+            index = int(np.argmax(probabilities.per_frame[source_view].mean(axis=0)))
+        if index is None:
+            plot.setTitle("", size="8pt")
+            return
+        what = "true action" if task == "action" else "source subject"
+        if probabilities.class_of(label) is None:
+            what = "most likely class"
+        plot.setTitle(f"P({what}: {probabilities.class_names[index]})", size="8pt")
+        for kind in VIEWS:
+            y = probabilities.track(kind.value, index) if kind.value in probabilities.per_frame else np.zeros(0)
+            self.curves[(task, kind)].setData(np.arange(len(y)), y)
+
+    def _set_range(self, axis: str, low: float, high: float) -> None:
+        """Change an axis range only when it differs: a new range re-lays out the axes (costly)."""
+        if self._ranges.get(axis) == (low, high):
+            return
+        self._ranges[axis] = (low, high)
+        if axis == "x":
+            self.plots["action"].setXRange(low, high, padding=0.01)  # the other tracks are linked to it
+        else:
+            self.plots[axis].setYRange(low, high, padding=0.05)
+
+    def show_frame(self, frame: int) -> None:
+        for line in self.playheads:
+            line.setValue(frame)
+
+    def _clicked(self, plot: pg.PlotWidget, event) -> None:
+        point = plot.getPlotItem().vb.mapSceneToView(event.scenePos())
+        frame = int(round(point.x()))
+        if 0 <= frame < self.comparison.length:
+            self.seek_requested.emit(frame)

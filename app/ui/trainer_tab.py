@@ -1,0 +1,394 @@
+"""Trainer tab: a form for `dtmr train`, run as a separate process with live curves, ETA, log and Cancel.
+
+Training runs in its own process (QProcess), never in the Studio: torch's work cannot stall the UI and a
+crash in training cannot take the Studio down. Its stdout carries JSON-line progress events
+(`dtmr.train.progress`), parsed incrementally; stderr goes to the log. Cancel terminates the process
+(then kills it after a grace period); the last epoch's checkpoint stays, so Resume continues from it.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from pathlib import Path
+
+import pyqtgraph as pg
+from PySide6.QtCore import QProcess, QProcessEnvironment, Qt, QTimer, Signal
+from PySide6.QtWidgets import (
+    QComboBox,
+    QDoubleSpinBox,
+    QFileDialog,
+    QFormLayout,
+    QGridLayout,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPlainTextEdit,
+    QProgressBar,
+    QPushButton,
+    QSpinBox,
+    QSplitter,
+    QVBoxLayout,
+    QWidget,
+)
+
+from dtmr.data.splits import SPLITS
+from dtmr.train.progress import EventStreamParser, ProgressEvent, format_duration, format_event
+
+from ..core.checkpoints import CHECKPOINT_SUFFIXES
+from ..core.training_command import (
+    BETAS,
+    DEFAULT_BATCH,
+    DEFAULT_EPOCHS,
+    DEFAULT_LR,
+    PRESETS,
+    TrainingConfig,
+    child_environment,
+    training_command,
+)
+from ..state.training import TrainingProgress
+
+KILL_AFTER_MS = 3000
+STAGES = (1, 2, 3)
+CURVE_COLOURS = ((31, 119, 180), (214, 39, 40), (44, 160, 44), (255, 127, 14), (148, 103, 189), (140, 86, 75),
+                 (227, 119, 194), (127, 127, 127), (188, 189, 34), (23, 190, 207))
+MAX_LOG_LINES = 5000
+
+
+class TrainerTab(QWidget):
+    """Signal: `load_model_requested(str)` with the trained checkpoint's path."""
+
+    load_model_requested = Signal(str)
+
+    def __init__(self, command: Callable[[TrainingConfig], list[str]] = training_command, parent=None) -> None:
+        super().__init__(parent)
+        self.command = command
+        self.progress = TrainingProgress()
+        self.progress.changed.connect(self._event)
+        self.parser = EventStreamParser()
+        self.process: QProcess | None = None
+        self.run_config: TrainingConfig | None = None
+        self._cancelling = False
+        self._build_form()
+        self._build_display()
+        self.set_devices(["cpu"])
+        self._preset_changed()
+        self._set_running(False)
+
+    # --- form ----------------------------------------------------------------------------------------
+    def _build_form(self) -> None:
+        self.data_edit = QLineEdit()
+        self.data_edit.setPlaceholderText(".npz data set or .h5 library")
+        self.data_button = QPushButton("Browse…")
+        self.data_button.clicked.connect(self._browse_data)
+        self.split_box = QComboBox()
+        for name, split in SPLITS.items():
+            self.split_box.addItem(name, name)
+            self.split_box.setItemData(self.split_box.count() - 1, split.description, Qt.ItemDataRole.ToolTipRole)
+        self.preset_box = QComboBox()
+        self.preset_box.addItems(PRESETS)
+        self.preset_box.currentIndexChanged.connect(self._preset_changed)
+        self.beta_box = QComboBox()
+        self.beta_box.setEditable(True)
+        for beta in BETAS:
+            self.beta_box.addItem(f"{beta:g}", beta)
+        self.beta_box.setCurrentIndex(BETAS.index(0.2))
+        self.epoch_boxes = [QSpinBox() for _ in STAGES]
+        for box in self.epoch_boxes:
+            box.setRange(0, 1000)
+        self.batch_box = QSpinBox()
+        self.batch_box.setRange(1, 65536)
+        self.lr_box = QDoubleSpinBox()
+        self.lr_box.setDecimals(6)
+        self.lr_box.setRange(1e-6, 1.0)
+        self.lr_box.setSingleStep(1e-4)
+        self.lr_box.setValue(DEFAULT_LR)
+        self.device_box = QComboBox()
+        self.out_edit = QLineEdit()
+        self.out_edit.setPlaceholderText("folder for checkpoints")
+        self.out_button = QPushButton("Browse…")
+        self.out_button.clicked.connect(self._browse_out)
+        self.start_button = QPushButton("Start")
+        self.start_button.clicked.connect(lambda: self.start(resume=False))
+        self.resume_button = QPushButton("Resume")
+        self.resume_button.setToolTip("Continue the run in the output folder from its last checkpoint (--resume)")
+        self.resume_button.clicked.connect(lambda: self.start(resume=True))
+        self.cancel_button = QPushButton("Cancel")
+        self.cancel_button.clicked.connect(self.cancel)
+        self.load_button = QPushButton("Load this model")
+        self.load_button.setToolTip("Add the trained checkpoint to the Model panel and compare with it")
+        self.load_button.clicked.connect(self._load_model)
+
+    def _build_display(self) -> None:
+        data_row = QHBoxLayout()
+        data_row.addWidget(self.data_edit, 1)
+        data_row.addWidget(self.data_button)
+        out_row = QHBoxLayout()
+        out_row.addWidget(self.out_edit, 1)
+        out_row.addWidget(self.out_button)
+        epochs_row = QHBoxLayout()
+        for stage, box in zip(STAGES, self.epoch_boxes):
+            epochs_row.addWidget(QLabel(f"stage {stage}"))
+            epochs_row.addWidget(box)
+        form = QFormLayout()
+        form.addRow("Data", data_row)
+        form.addRow("Split", self.split_box)
+        form.addRow("Preset", self.preset_box)
+        form.addRow("β", self.beta_box)
+        form.addRow("Epochs", epochs_row)
+        form.addRow("Batch", self.batch_box)
+        form.addRow("Learning rate", self.lr_box)
+        form.addRow("Device", self.device_box)
+        form.addRow("Output", out_row)
+        buttons = QHBoxLayout()
+        for button in (self.start_button, self.resume_button, self.cancel_button, self.load_button):
+            buttons.addWidget(button)
+        form_box = QWidget()
+        form_layout = QVBoxLayout(form_box)
+        form_layout.addLayout(form)
+        form_layout.addLayout(buttons)
+        form_layout.addStretch(1)
+
+        self.state_label = QLabel("Not running.")
+        self.state_label.setWordWrap(True)
+        self.bar = QProgressBar()
+        self.rate_label = QLabel("")
+        self.plots: dict[int, pg.PlotWidget] = {}
+        self.curves: dict[tuple[int, str], pg.PlotDataItem] = {}
+        plots = QGridLayout()
+        for column, stage in enumerate(STAGES):
+            plot = pg.PlotWidget(background="w")
+            plot.setTitle(f"stage {stage}", size="9pt")
+            plot.setLabel("bottom", "step")
+            plot.setLogMode(y=False)
+            plot.addLegend(labelTextSize="7pt")
+            plot.setMinimumHeight(160)
+            self.plots[stage] = plot
+            plots.addWidget(plot, 0, column)
+        self.log = QPlainTextEdit()
+        self.log.setReadOnly(True)
+        self.log.setMaximumBlockCount(MAX_LOG_LINES)
+        status = QWidget()
+        status_layout = QVBoxLayout(status)
+        status_layout.addWidget(self.state_label)
+        status_layout.addWidget(self.bar)
+        status_layout.addWidget(self.rate_label)
+        status_layout.addLayout(plots, 1)
+        right = QSplitter()
+        right.setOrientation(Qt.Orientation.Vertical)
+        right.addWidget(status)
+        right.addWidget(self.log)
+        layout = QHBoxLayout(self)
+        splitter = QSplitter()
+        splitter.addWidget(form_box)
+        splitter.addWidget(right)
+        splitter.setStretchFactor(1, 3)
+        layout.addWidget(splitter)
+
+    def set_devices(self, devices: list[str]) -> None:
+        """CUDA devices first, then "cpu"; with several GPUs, an "all N GPUs" choice runs torchrun."""
+        self.device_box.clear()
+        gpus = [d for d in devices if d.startswith("cuda")]
+        if len(gpus) > 1:
+            self.device_box.addItem(f"all {len(gpus)} GPUs (torchrun)", ("cuda", len(gpus)))
+        for device in devices:
+            self.device_box.addItem(device, (device, 1))
+
+    def _preset_changed(self) -> None:
+        preset = self.preset_box.currentText()
+        for box, epochs in zip(self.epoch_boxes, DEFAULT_EPOCHS[preset]):
+            box.setValue(epochs)
+        self.batch_box.setValue(DEFAULT_BATCH[preset])
+
+    def _browse_data(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, "Training data", self.data_edit.text(),
+                                              "Clip data (*.npz *.h5 *.hdf5);;All files (*)")
+        if path:
+            self.data_edit.setText(path)
+
+    def _browse_out(self) -> None:
+        path = QFileDialog.getExistingDirectory(self, "Checkpoint folder", self.out_edit.text())
+        if path:
+            self.out_edit.setText(path)
+
+    def form_config(self, resume: bool) -> TrainingConfig:
+        device, gpus = self.device_box.currentData() or ("cpu", 1)
+        beta_text = self.beta_box.currentText().strip()
+        try:
+            beta = float(beta_text)
+        except ValueError:
+            raise ValueError(f"β must be a number, got {beta_text!r}") from None
+        config = TrainingConfig(
+            data=self.data_edit.text().strip(), split=self.split_box.currentData(),
+            preset=self.preset_box.currentText(), beta=beta, out=self.out_edit.text().strip(),
+            epochs=tuple(box.value() for box in self.epoch_boxes), batch=self.batch_box.value(),
+            lr=self.lr_box.value(), device=device, gpus=gpus, resume=resume,
+        )
+        config.validate()
+        return config
+
+    # --- running -------------------------------------------------------------------------------------
+    @property
+    def running(self) -> bool:
+        return self.process is not None
+
+    def start(self, resume: bool = False) -> None:
+        if self.running:
+            return
+        try:
+            config = self.form_config(resume)
+        except ValueError as exc:
+            self.state_label.setText(str(exc))
+            return
+        program, *arguments = self.command(config)
+        self.run_config = config
+        if not resume:
+            self.progress.reset()
+            self._clear_curves()
+        self.parser = EventStreamParser()
+        self._cancelling = False
+        self.process = QProcess(self)
+        self.process.setProgram(program)
+        self.process.setArguments(arguments)
+        environment = QProcessEnvironment()
+        for key, value in child_environment(dict(os.environ)).items():
+            environment.insert(key, value)
+        self.process.setProcessEnvironment(environment)
+        self.process.readyReadStandardOutput.connect(self._stdout)
+        self.process.readyReadStandardError.connect(self._stderr)
+        self.process.finished.connect(self._finished)
+        self.process.errorOccurred.connect(self._process_error)
+        self._append_log("$ " + " ".join([program, *arguments]))
+        self._set_running(True)
+        self.state_label.setText("Starting…")
+        self.process.start()
+
+    def cancel(self) -> None:
+        """Terminate the run (SIGTERM, then SIGKILL after KILL_AFTER_MS)."""
+        if not self.running:
+            return
+        self._cancelling = True
+        self.state_label.setText("Cancelling…")
+        process = self.process
+        process.terminate()
+        QTimer.singleShot(KILL_AFTER_MS, lambda: process.kill() if self.process is process else None)
+
+    def shutdown(self) -> None:
+        """Stop a running training when the Studio closes (waits for the process to end)."""
+        if self.running:
+            process = self.process
+            self.cancel()
+            if not process.waitForFinished(KILL_AFTER_MS):
+                process.kill()
+                process.waitForFinished(KILL_AFTER_MS)
+
+    def _stdout(self) -> None:
+        chunk = bytes(self.process.readAllStandardOutput()).decode("utf-8", errors="replace")
+        for event in self.parser.feed(chunk):
+            self.progress.add(event)
+
+    def _stderr(self) -> None:
+        text = bytes(self.process.readAllStandardError()).decode("utf-8", errors="replace")
+        for line in text.splitlines():
+            self._append_log(line)
+
+    def _finished(self, exit_code: int, _status) -> None:
+        process, self.process = self.process, None
+        if process is None:
+            return
+        for event in self.parser.feed(bytes(process.readAllStandardOutput()).decode("utf-8", errors="replace")):
+            self.progress.add(event)
+        for event in self.parser.finish():
+            self.progress.add(event)
+        self._stderr_rest(process)
+        if self._cancelling:
+            text = "Cancelled. The last completed epoch is saved: Resume continues from it."
+        elif exit_code == 0 and self.progress.done:
+            text = "Done. “Load this model” compares with the trained checkpoint."
+        else:
+            text = f"Training failed (exit status {exit_code}). {self.progress.error}".strip()
+        self.state_label.setText(text)
+        self._append_log(text)
+        self._set_running(False)
+        process.deleteLater()
+
+    def _stderr_rest(self, process: QProcess) -> None:
+        text = bytes(process.readAllStandardError()).decode("utf-8", errors="replace")
+        for line in text.splitlines():
+            self._append_log(line)
+
+    def _process_error(self, error) -> None:
+        if error == QProcess.ProcessError.FailedToStart and self.process is not None:
+            self._append_log(f"cannot start {self.process.program()}: {self.process.errorString()}")
+            process, self.process = self.process, None
+            self.state_label.setText("Training could not start.")
+            self._set_running(False)
+            process.deleteLater()
+
+    def _set_running(self, running: bool) -> None:
+        self.start_button.setEnabled(not running)
+        self.resume_button.setEnabled(not running)
+        self.cancel_button.setEnabled(running)
+        self.load_button.setEnabled(not running and self.trained_checkpoint() is not None and self.progress.done)
+        for widget in (self.data_edit, self.preset_box, self.beta_box, self.out_edit, self.device_box):
+            widget.setEnabled(not running)
+
+    # --- display -------------------------------------------------------------------------------------
+    def _event(self, event: ProgressEvent) -> None:
+        p = self.progress
+        if event.kind != "step":
+            self._append_log(format_event(event, width=200))
+        where = []
+        if p.stage is not None:
+            where.append(f"stage {p.stage}/3")
+        if p.epoch is not None:
+            where.append(f"epoch {p.epoch}" + (f"/{p.epochs}" if p.epochs else ""))
+        if p.step is not None:
+            where.append(f"step {p.step}" + (f"/{p.steps}" if p.steps else ""))
+        if not self._cancelling:
+            self.state_label.setText("Training: " + ", ".join(where) if where else "Training…")
+        if p.steps:
+            self.bar.setRange(0, p.steps)
+            self.bar.setValue(min(p.step or 0, p.steps))
+        rate = f"{p.samples_per_s:.1f} samples/s" if p.samples_per_s is not None else "— samples/s"
+        self.rate_label.setText(f"{rate} · ETA {format_duration(p.eta_s)}")
+        if event.kind == "step" and event.stage in self.plots:
+            self._draw_stage(event.stage)
+
+    def _draw_stage(self, stage: int) -> None:
+        curves = self.progress.curves.get(stage)
+        if curves is None:
+            return
+        plot = self.plots[stage]
+        for i, (name, values) in enumerate(curves.losses.items()):
+            key = (stage, name)
+            if key not in self.curves:
+                pen = pg.mkPen(CURVE_COLOURS[i % len(CURVE_COLOURS)], width=2 if name == "total" else 1)
+                self.curves[key] = plot.plot([], [], pen=pen, name=name, connect="finite")
+            self.curves[key].setData(curves.steps, values)
+
+    def _clear_curves(self) -> None:
+        for plot in self.plots.values():
+            plot.clear()
+            if plot.getPlotItem().legend is not None:
+                plot.getPlotItem().legend.clear()
+        self.curves.clear()
+
+    def _append_log(self, line: str) -> None:
+        self.log.appendPlainText(line)
+
+    def trained_checkpoint(self) -> Path | None:
+        """The checkpoint the last "checkpoint" event named, else the newest one in the output folder."""
+        for path in reversed(self.progress.checkpoints):
+            if Path(path).is_file():
+                return Path(path)
+        folder = Path(self.run_config.out) if self.run_config else None
+        if folder is None or not folder.is_dir():
+            return None
+        found = [p for p in folder.iterdir() if p.suffix in CHECKPOINT_SUFFIXES and p.is_file()]
+        return max(found, key=lambda p: p.stat().st_mtime) if found else None
+
+    def _load_model(self) -> None:
+        path = self.trained_checkpoint()
+        if path is not None:
+            self.load_model_requested.emit(str(path))

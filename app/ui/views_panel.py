@@ -1,0 +1,181 @@
+"""The three synchronized 3-D views (source, retargeted, released) and their camera/overlay toolbar."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QGridLayout,
+    QHBoxLayout,
+    QLabel,
+    QSizePolicy,
+    QSpinBox,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from ..render_gl.camera_link import CameraLink
+from ..render_gl.skeleton_view import PRESETS, SkeletonView
+from ..state.comparison import VIEWS, Comparison, ViewKind
+
+SUBTITLES = {
+    ViewKind.SOURCE: "the input clip",
+    ViewKind.RETARGETED: "full decoder output D(source action, reference body)",
+    ViewKind.RELEASED: "β-blended output of the selected model",
+}
+
+
+class ViewsPanel(QWidget):
+    def __init__(self, comparison: Comparison, parent=None) -> None:
+        super().__init__(parent)
+        self.comparison = comparison
+        self.views = {kind: SkeletonView() for kind in VIEWS}
+        self.titles = {kind: QLabel() for kind in VIEWS}
+        self.notes = {kind: QLabel() for kind in VIEWS}
+        self.link = CameraLink([self.views[k] for k in VIEWS])
+        self._held: dict[ViewKind, bool] = {}
+        self._shown: dict[ViewKind, object] = {}
+        self.disposed = False
+
+        grid = QGridLayout()
+        grid.setSpacing(4)
+        for column, kind in enumerate(VIEWS):
+            # labels must not widen their column: the views share the width equally, so the same
+            # camera shows the same scale in each (pyqtgraph's field of view is horizontal)
+            for label in (self.titles[kind], self.notes[kind]):
+                label.setWordWrap(True)
+                label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+            self.titles[kind].setTextFormat(Qt.TextFormat.RichText)
+            grid.addWidget(self.titles[kind], 0, column)
+            grid.addWidget(self.views[kind].widget, 1, column)
+            grid.addWidget(self.notes[kind], 2, column)
+            grid.setColumnStretch(column, 1)
+        grid.setRowStretch(1, 1)
+
+        self.link_box = QCheckBox("Link cameras")
+        self.link_box.setChecked(True)
+        self.link_box.toggled.connect(self.set_linked)
+        self.preset_buttons = {}
+        toolbar = QHBoxLayout()
+        toolbar.addWidget(self.link_box)
+        for name in PRESETS:
+            button = QToolButton()
+            button.setText(name.capitalize())
+            button.setToolTip(f"{name.capitalize()} camera")
+            button.clicked.connect(lambda _c=False, n=name: self.apply_preset(n))
+            self.preset_buttons[name] = button
+            toolbar.addWidget(button)
+        self.reset_button = QToolButton()
+        self.reset_button.setText("Reset")
+        self.reset_button.setToolTip("Frame each clip again")
+        self.reset_button.clicked.connect(self.reset_cameras)
+        toolbar.addWidget(self.reset_button)
+        toolbar.addSpacing(16)
+        self.feet_box = QCheckBox("Foot sliding")
+        self.feet_box.setChecked(True)
+        self.feet_box.setToolTip("Contact joints coloured by sliding speed (green planted, magenta sliding)")
+        self.feet_box.toggled.connect(self.set_feet_enabled)
+        self.trail_box = QSpinBox()
+        self.trail_box.setRange(0, 300)
+        self.trail_box.setSuffix(" frames")
+        self.trail_box.setPrefix("trail ")
+        self.trail_box.setValue(30)
+        self.trail_box.valueChanged.connect(self.set_trail_length)
+        toolbar.addWidget(self.feet_box)
+        toolbar.addWidget(self.trail_box)
+        toolbar.addStretch(1)
+
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(2, 2, 2, 2)
+        layout.addLayout(grid, 1)
+        layout.addLayout(toolbar)
+        comparison.clips_changed.connect(self.refresh_clips)
+        self.refresh_clips()
+
+    def dispose(self) -> None:
+        """Delete the GL windows before this panel is destroyed (see `SkeletonView.dispose`)."""
+        if self.disposed:
+            return
+        self.disposed = True
+        self.comparison.clips_changed.disconnect(self.refresh_clips)
+        for view in self.views.values():
+            view.dispose()
+
+    # --- content ---------------------------------------------------------------------------------
+    def refresh_clips(self) -> None:
+        """Load the comparison's clips into the views (a new source resets the cameras)."""
+        c = self.comparison
+        for kind in VIEWS:
+            clip = c.clips.get(kind)
+            if clip is self._shown.get(kind):
+                continue  # e.g. the source when the model's views arrive: keep its camera
+            self._shown[kind] = clip
+            if clip is None:
+                self.views[kind].set_clip(None)
+            else:
+                self.views[kind].set_clip(clip.joints, clip.topology, c.feet.get(kind))
+        if self.link.enabled:
+            self.link.set_enabled(True, leader=self.views[ViewKind.SOURCE])
+        self._held = {}
+        self.refresh_titles()
+
+    def show_frame(self, frame: int) -> None:
+        if self.disposed:
+            return
+        held_changed = False
+        for kind in VIEWS:
+            index = self.comparison.frame_of(kind, frame)
+            if index is None:
+                continue
+            self.views[kind].show_frame(index)
+            held = index < frame
+            if self._held.get(kind) != held:
+                self._held[kind] = held
+                held_changed = True
+        if held_changed:
+            self.refresh_titles()
+
+    def refresh_titles(self) -> None:
+        c = self.comparison
+        for kind in VIEWS:
+            clip = c.clips.get(kind)
+            held = " <i>(holding its last frame)</i>" if self._held.get(kind) else ""
+            self.titles[kind].setText(f"<b>{kind.title}</b> — {SUBTITLES[kind]}{held}")
+            if clip is None:
+                note = "No clip selected." if kind is ViewKind.SOURCE else c.status
+            else:
+                sliding = c.feet[kind].mean if kind in c.feet else float("nan")
+                note = f"{clip.name} · {clip.num_frames} frames · mean foot sliding {sliding:.3f} m/s"
+                if kind is not ViewKind.SOURCE and c.model_note:
+                    note += f"\n{c.model_note}"
+            self.notes[kind].setText(note)
+
+    # --- cameras and overlays --------------------------------------------------------------------
+    def set_linked(self, linked: bool) -> None:
+        self.link_box.blockSignals(True)
+        self.link_box.setChecked(linked)
+        self.link_box.blockSignals(False)
+        self.link.set_enabled(linked, leader=self.views[ViewKind.SOURCE])
+
+    def apply_preset(self, name: str) -> None:
+        for kind in VIEWS:
+            self.views[kind].apply_preset(name)
+
+    def reset_cameras(self) -> None:
+        for kind in VIEWS:
+            self.views[kind].reset_camera()
+
+    def set_feet_enabled(self, enabled: bool) -> None:
+        self.feet_box.blockSignals(True)
+        self.feet_box.setChecked(enabled)
+        self.feet_box.blockSignals(False)
+        for view in self.views.values():
+            view.set_feet_enabled(enabled)
+
+    def set_trail_length(self, frames: int) -> None:
+        self.trail_box.blockSignals(True)
+        self.trail_box.setValue(frames)
+        self.trail_box.blockSignals(False)
+        for view in self.views.values():
+            view.set_trail_length(frames)

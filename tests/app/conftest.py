@@ -1,0 +1,109 @@
+"""Fixtures of the Studio tests: a real window under Xvfb (pytest-xvfb), fakes for the models, leak checks.
+
+`AA_ShareOpenGLContexts` is set here, before pytest-qt creates the QApplication, as `app.main` does.
+Every test fails if it leaves a QThread running or a top-level window visible (napari's strict_qt).
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+import shiboken6
+from PySide6.QtCore import QCoreApplication, QSettings, Qt, QThread
+from PySide6.QtWidgets import QApplication
+
+from dtmr.io.npz_dataset import write_npz_dataset
+
+QCoreApplication.setAttribute(Qt.ApplicationAttribute.AA_ShareOpenGLContexts)
+
+from app.core.recognition import Recognition  # noqa: E402
+from app.core.retargeting import Retargeting  # noqa: E402
+from studio_fakes import ACTION_NAMES, FakeAnonymizer, FakeRecognizer, make_clip  # noqa: E402
+
+
+@pytest.fixture(autouse=True)
+def no_leaked_threads_or_windows(request, monkeypatch):
+    """Fail a test that leaves a QThread running or a top-level widget visible."""
+    started: list[QThread] = []
+    original = QThread.start
+
+    def recording_start(self, *args):
+        started.append(self)
+        return original(self, *args)
+
+    monkeypatch.setattr(QThread, "start", recording_start)
+    yield
+    app = QApplication.instance()
+    if app is None:
+        return
+    deadline = time.monotonic() + 5.0
+    while time.monotonic() < deadline:
+        app.processEvents()
+        running = [t for t in started if shiboken6.isValid(t) and t.isRunning()]
+        visible = [w for w in QApplication.topLevelWidgets() if shiboken6.isValid(w) and w.isVisible()]
+        if not running and not visible:
+            break
+        time.sleep(0.02)
+    assert not running, f"QThreads still running: {[t.objectName() for t in running]}"
+    assert not visible, f"top-level widgets left open: {[type(w).__name__ for w in visible]}"
+
+
+@pytest.fixture
+def library_file(tmp_path) -> Path:
+    """A real .npz data set of 3 subjects x 3 actions, opened through dtmr.io.sources."""
+    clips = [make_clip(s, a, 40 + 4 * a) for s in range(3) for a in range(3)]
+    path = tmp_path / "clips.npz"
+    write_npz_dataset(path, clips, action_names=ACTION_NAMES)
+    return path
+
+
+@pytest.fixture
+def fakes():
+    """The fake model objects a studio window uses, to make them slow or inspect their calls."""
+
+    class Fakes:
+        anonymizers: dict[str, FakeAnonymizer] = {}
+        fallback = FakeAnonymizer(beta=0.2)
+
+        def load_anonymizer(self, info, device):
+            return self.anonymizers.setdefault(str(info.path), FakeAnonymizer(beta=info.beta or 0.0))
+
+        def load_recognizer(self, info, device):
+            return FakeRecognizer(info.task, 4)
+
+        def make_fallback(self, topology, device):
+            return self.fallback, "DEVELOPMENT FALLBACK: fake untrained model"
+
+    return Fakes()
+
+
+@pytest.fixture
+def make_studio(qtbot, tmp_path, fakes):
+    """make_studio(models=[...]) -> a shown MainWindow using the fakes; closed after the test."""
+    from app.ui.main_window import MainWindow
+
+    windows = []
+
+    def make(models_dir: Path | None = None, settings_file: Path | None = None, size=(1300, 850)):
+        settings = QSettings(str(settings_file or tmp_path / "settings.ini"), QSettings.Format.IniFormat)
+        window = MainWindow(
+            settings,
+            retargeting=Retargeting(load=fakes.load_anonymizer, fallback=fakes.make_fallback),
+            recognition=Recognition(load=fakes.load_recognizer),
+            models_dir=models_dir or tmp_path / "no-models",
+        )
+        if size is not None:
+            window.resize(*size)
+        window.show()
+        qtbot.waitExposed(window)
+        windows.append(window)
+        return window
+
+    yield make
+    for window in windows:
+        if shiboken6.isValid(window):
+            window.close()
+            window.deleteLater()
+    QApplication.processEvents()

@@ -1,0 +1,158 @@
+"""Small stand-ins for the library pieces the Studio calls (JABS `_fakes.py` style).
+
+`FakeSource` follows the `ClipSource` interface of docs/ARCHITECTURE.md, `FakeAnonymizer` the
+`Anonymizer.retarget_pair` contract and `FakeRecognizer` the `Recognizer` one. Clips are procedural
+NTU-25 motions (y up, metres, standing ~3 m in front of a Kinect), different per subject and action.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+import torch
+from PySide6.QtWidgets import QApplication
+
+from dtmr import Clip
+from dtmr.skeleton import get_topology
+
+REST_POSE = np.array([
+    [0.00, 1.00, 3.00], [0.00, 1.25, 3.00], [0.00, 1.52, 3.00], [0.00, 1.66, 3.00],
+    [-0.18, 1.45, 3.00], [-0.20, 1.18, 3.00], [-0.22, 0.95, 3.00], [-0.22, 0.88, 3.00],
+    [0.18, 1.45, 3.00], [0.20, 1.18, 3.00], [0.22, 0.95, 3.00], [0.22, 0.88, 3.00],
+    [-0.10, 0.95, 3.00], [-0.10, 0.52, 3.00], [-0.10, 0.09, 3.00], [-0.10, 0.03, 2.88],
+    [0.10, 0.95, 3.00], [0.10, 0.52, 3.00], [0.10, 0.09, 3.00], [0.10, 0.03, 2.88],
+    [0.00, 1.45, 3.00], [-0.22, 0.80, 3.00], [-0.19, 0.86, 2.97], [0.22, 0.80, 3.00], [0.19, 0.86, 2.97],
+], dtype=np.float32)
+
+ACTION_NAMES = ["wave", "march", "sway"]
+
+
+def make_clip(subject: int, action: int, frames: int = 48, view: int = 0, missing: bool = False) -> Clip:
+    """A procedural clip: subject sets the body scale and posture, action the motion."""
+    t = np.arange(frames, dtype=np.float32) / 30.0
+    scale = 0.85 + 0.06 * (subject % 6)
+    pose = np.repeat(REST_POSE[None], frames, axis=0).copy()
+    root = pose[:, :1, :].copy()
+    pose = root + (pose - root) * scale
+    pose[:, :, 1] -= (1.0 - scale) * 0.03  # feet stay near the floor
+    phase = 2 * np.pi * (0.8 + 0.1 * subject) * t
+    if action % 3 == 0:  # wave: the right forearm swings up and sideways
+        pose[:, [9, 10, 11, 23, 24], 1] += (0.25 * (1 + np.sin(phase)))[:, None]
+        pose[:, [10, 11, 23, 24], 0] += (0.15 * np.sin(phase))[:, None]
+    elif action % 3 == 1:  # march: knees and feet lift alternately
+        lift = 0.12 * np.maximum(np.sin(phase), 0)[:, None]
+        other = 0.12 * np.maximum(-np.sin(phase), 0)[:, None]
+        pose[:, [13, 14, 15], 1] += lift
+        pose[:, [17, 18, 19], 1] += other
+    else:  # sway: the whole body slides sideways (feet slide too)
+        pose[:, :, 0] += (0.2 * np.sin(phase))[:, None]
+    pose[:, :, 0] += 0.3 * (view - 1)
+    if missing:
+        pose[frames // 3 :, 7] = np.nan
+    return Clip(pose.astype(np.float32), "ntu25", fps=30.0, subject=subject, action=action, view=view,
+                sample_name=f"S{subject:02d}A{action:02d}V{view}")
+
+
+class FakeSource:
+    """An in-memory ClipSource."""
+
+    def __init__(self, clips: list[Clip], path: str | Path = "fake.h5", action_names=ACTION_NAMES) -> None:
+        self.clips = clips
+        self.path = Path(path)
+        self.topology = "ntu25"
+        self.action_names = list(action_names) if action_names is not None else None
+        self.reads = 0
+
+    def __len__(self) -> int:
+        return len(self.clips)
+
+    def metadata(self, i: int) -> dict:
+        return self.clips[i].metadata()
+
+    def metadata_table(self) -> dict[str, np.ndarray]:
+        def column(name, default):
+            return np.array([default if getattr(c, name) is None else getattr(c, name) for c in self.clips])
+
+        return {
+            "subject": column("subject", -1), "action": column("action", -1), "view": column("view", -1),
+            "repetition": column("repetition", -1), "fps": column("fps", 30.0),
+            "sample_name": column("sample_name", ""), "source_file": column("source_file", ""),
+        }
+
+    def read(self, i: int) -> Clip:
+        self.reads += 1
+        return self.clips[i]
+
+
+def make_source(subjects: int = 3, actions: int = 3, views: int = 1, frames: int = 48, path="fake.h5") -> FakeSource:
+    clips = [make_clip(s, a, frames + 4 * a, view=v) for s in range(subjects) for a in range(actions)
+             for v in range(views)]
+    return FakeSource(clips, path)
+
+
+class FakeAnonymizer:
+    """retarget_pair: the source rescaled about its root to the reference's height; β blend.
+
+    `delay` seconds of sleep (in small slices, checking `release`) make supersede and stall tests possible.
+    """
+
+    def __init__(self, beta: float = 0.2, method: str = "dtmr", delay: float = 0.0) -> None:
+        self.beta = beta
+        self.method = method
+        self.topology = get_topology("ntu25")
+        self.delay = delay
+        self.calls: list[tuple[str, str]] = []
+        self.release = threading.Event()
+
+    def retarget_pair(self, clip: Clip, reference: Clip):
+        self.calls.append((clip.name, reference.name))
+        deadline = time.monotonic() + self.delay
+        while time.monotonic() < deadline and not self.release.is_set():
+            time.sleep(0.005)
+        def height(c):
+            return float(np.nanmax(c.joints[..., 1]) - np.nanmin(c.joints[..., 1]))
+        ratio = height(reference) / height(clip)
+        root = clip.joints[:, :1]
+        full = root + (clip.joints - root) * ratio
+        released = (1 - self.beta) * clip.joints + self.beta * full
+        extra = {"source_clip": clip.name, "reference_clip": reference.name, "beta": str(self.beta)}
+        return clip.replace(joints=full, extra=extra), clip.replace(joints=released, extra=extra)
+
+
+class FakeRecognizer:
+    """window_probabilities: a softmax that favours the clip's own label, blurred by β-like scaling."""
+
+    def __init__(self, task: str, num_classes: int) -> None:
+        self.task = task
+        self.labels = np.arange(num_classes)
+        self.class_names = [f"{task} {i}" for i in range(num_classes)]
+        self.topology = get_topology("ntu25")
+
+    def window_probabilities(self, clip: Clip, window: int = 32, stride: int = 1) -> np.ndarray:
+        label = clip.action if self.task == "action" else clip.subject
+        logits = np.zeros((clip.num_frames, len(self.labels)), dtype=np.float32)
+        height = float(np.nanmax(clip.joints[..., 1]))
+        logits[:, (label or 0) % len(self.labels)] = 2.0 + np.linspace(0, 1, clip.num_frames)
+        logits[:, int(height * 10) % len(self.labels)] += 1.0
+        e = np.exp(logits - logits.max(axis=1, keepdims=True))
+        return e / e.sum(axis=1, keepdims=True)
+
+
+def save_fake_checkpoint(path: Path, method: str = "dtmr", beta: float | None = 0.2, task: str | None = None) -> Path:
+    """A checkpoint file the catalogue can read (metadata only; the fake loaders ignore the weights)."""
+    data = {"format": "dtmr-checkpoint", "version": 1, "method": method, "config": {"preset_name": "small"},
+            "topology": "ntu25", "beta": beta, "data": {}, "metrics": {}, "state_dict": {"w": torch.zeros(1)}}
+    if task is not None:
+        data.update(task=task, labels=list(range(4)), class_names=[f"{task} {i}" for i in range(4)])
+    torch.save(data, path)
+    return path
+
+
+def settle(qtbot, window, timeout: int = 20000) -> None:
+    """Wait until every background job of the window is done and the latest frame is drawn."""
+    qtbot.waitUntil(lambda: not window.controller.busy, timeout=timeout)
+    QApplication.processEvents()
+    window.coalescer.flush()

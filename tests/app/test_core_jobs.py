@@ -1,0 +1,94 @@
+"""The Qt-free jobs: retargeting (β = 1 view, fallback, cache), recognition (top-5, tracks), foot sliding."""
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from app.core.cancel import CancelToken, JobCancelled, no_progress
+from app.core.checkpoints import CheckpointInfo
+from app.core.foot_sliding import FootSliding
+from app.core.recognition import Recognition, RecognitionRequest
+from app.core.retargeting import Retargeting, RetargetRequest
+from dtmr.skeleton import foot_sliding_speed
+from studio_fakes import FakeAnonymizer, FakeRecognizer, make_clip
+
+B02 = CheckpointInfo(path=Path("b02.pt"), method="dtmr", topology="ntu25", beta=0.2)
+B1 = CheckpointInfo(path=Path("b1.pt"), method="dtmr", topology="ntu25", beta=1.0)
+
+
+def loader(loaded):
+    def load(info, device):
+        loaded.append((info.path, device))
+        return FakeAnonymizer(beta=info.beta)
+    return load
+
+
+def test_released_from_selected_model_and_retargeted_from_beta_one_model():
+    loaded = []
+    job = Retargeting(load=loader(loaded), fallback=None)
+    source, reference = make_clip(0, 0), make_clip(2, 1)
+    result = job(RetargetRequest(source, reference, B02, B1, "cpu"), CancelToken(), no_progress)
+    full = FakeAnonymizer(beta=1.0).retarget_pair(source, reference)[0]
+    np.testing.assert_allclose(result.retargeted.joints, full.joints)
+    blend = 0.8 * source.joints + 0.2 * full.joints
+    np.testing.assert_allclose(result.released.joints, blend, atol=1e-6)
+    assert "β=0.2" in result.note and "β=1" in result.note and result.fallback is None
+    job(RetargetRequest(make_clip(1, 0), reference, B02, B1, "cpu"), CancelToken(), no_progress)
+    assert loaded == [(Path("b02.pt"), "cpu"), (Path("b1.pt"), "cpu")]  # cached per (checkpoint, device)
+
+
+def test_without_checkpoint_the_fallback_is_used_and_named():
+    fallback = FakeAnonymizer(beta=0.2)
+    job = Retargeting(load=loader([]), fallback=lambda topology, device: (fallback, "DEVELOPMENT FALLBACK"))
+    result = job(RetargetRequest(make_clip(0, 0), make_clip(1, 0), None, None, None), CancelToken(), no_progress)
+    assert result.fallback == "DEVELOPMENT FALLBACK" and result.note == "DEVELOPMENT FALLBACK"
+    with pytest.raises(LookupError):
+        Retargeting(fallback=None)(RetargetRequest(make_clip(0, 0), make_clip(1, 0), None, None, None),
+                                   CancelToken(), no_progress)
+
+
+def test_cancelled_job_raises_before_running_the_model():
+    token = CancelToken()
+    token.cancel()
+    model = FakeAnonymizer()
+    job = Retargeting(load=lambda info, device: model, fallback=None)
+    with pytest.raises(JobCancelled):
+        job(RetargetRequest(make_clip(0, 0), make_clip(1, 0), B02, None, None), token, no_progress)
+    assert model.calls == []
+
+
+def test_recognition_top5_tracks_and_labels():
+    clips = {"source": make_clip(1, 2), "released": make_clip(1, 2, frames=30)}
+    action = CheckpointInfo(path=Path("a.pt"), method="sgn", topology="ntu25", task="action")
+    job = Recognition(load=lambda info, device: FakeRecognizer(info.task, 4))
+    result = job(RecognitionRequest(clips, action, None, "cpu"), CancelToken(), no_progress)
+    assert set(result.tasks) == {"action"}
+    probs = result.tasks["action"]
+    top = probs.top_k("source", 5)
+    assert len(top) == 4 and top[0].label == 2 and top[0].probability >= top[1].probability
+    assert probs.class_of(2) == 2 and probs.class_of(9) is None and probs.class_of(None) is None
+    assert probs.track("released", 2).shape == (30,)
+    np.testing.assert_allclose(probs.per_frame["source"].sum(axis=1), 1.0, rtol=1e-5)
+    assert probs.top_k("released", 999)[0].label == 2  # a frame past the end reads the last window
+
+
+def test_foot_sliding_matches_the_library_and_marks_contacts():
+    clip = make_clip(0, 2, frames=60)  # sway: the feet slide sideways while planted
+    sliding = FootSliding.of(clip.joints, clip.topology, clip.fps)
+    assert sliding.mean == pytest.approx(foot_sliding_speed(clip.joints, "ntu25", 30.0))
+    assert sliding.mean > 0.05
+    per_frame = sliding.per_frame()
+    assert per_frame.shape == (60,) and np.nanmax(per_frame) > 0.1
+    assert sliding.contacts.shape == (60, 4) and sliding.contacts.any()
+    planted = FootSliding.of(make_clip(0, 0).joints, "ntu25", 30.0)
+    assert planted.mean < 0.01
+
+
+def test_foot_contacts_are_the_library_contacts():
+    from dtmr.skeleton import foot_contacts
+
+    for action in range(3):
+        clip = make_clip(1, action, frames=50, missing=True)
+        sliding = FootSliding.of(clip.joints, clip.topology, clip.fps)
+        np.testing.assert_array_equal(sliding.contacts, foot_contacts(clip.joints, "ntu25", clip.fps))

@@ -1,0 +1,134 @@
+"""Export dialog: GIF and MP4 files checked (frames, size, content), cancel, and frames equal to `dtmr export`."""
+
+import imageio.v2 as imageio
+import numpy as np
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QFileDialog
+
+from app.core.retargeting import Retargeting
+from app.state.comparison import ViewKind
+from dtmr.cli import main as dtmr_main
+from dtmr.models import DisentangledTMR, DTMRConfig, save_checkpoint
+from studio_fakes import settle
+
+
+@pytest.fixture
+def studio(make_studio, library_file, qtbot):
+    window = make_studio()
+    window.open_path(library_file)
+    qtbot.waitUntil(lambda: ViewKind.RELEASED in window.comparison.clips, timeout=20000)
+    settle(qtbot, window)
+    return window
+
+
+def run_export(dialog, qtbot, timeout=60000):
+    qtbot.mouseClick(dialog.export_button, Qt.MouseButton.LeftButton)
+    assert dialog.running and not dialog.export_button.isEnabled()
+    qtbot.waitUntil(lambda: not dialog.running, timeout=timeout)
+
+
+def coloured(frame):
+    rgb = frame[..., :3].astype(np.int16)
+    return int(((rgb.max(axis=-1) - rgb.min(axis=-1)) > 60).sum())
+
+
+def test_gif_export_with_range_fps_and_size(studio, tmp_path, qtbot, monkeypatch):
+    studio.actions.export.trigger()
+    dialog = studio.export_dialog
+    assert dialog.isVisible() and not dialog.isModal()
+    assert dialog.last_frame.value() == studio.comparison.length and dialog.fps_box.value() == 30.0
+    target = tmp_path / "out.gif"
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: (str(target), ""))
+    qtbot.mouseClick(dialog.browse_button, Qt.MouseButton.LeftButton)
+    assert dialog.path_edit.text() == str(target)
+    dialog.first_frame.setValue(5)
+    dialog.last_frame.setValue(16)
+    dialog.fps_box.setValue(12.0)
+    dialog.width_box.setValue(480)
+    dialog.height_box.setValue(200)
+    with qtbot.waitSignal(dialog.exported, timeout=60000) as done:
+        run_export(dialog, qtbot)
+    assert done.args == [str(target)] and "Wrote" in dialog.status.text()
+    frames = imageio.mimread(target)
+    assert len(frames) == 12 and frames[0].shape[:2] == (200, 480)
+    assert all(coloured(f) > 30 for f in frames)  # every frame shows skeletons
+    assert np.abs(frames[0].astype(int) - frames[-1].astype(int)).sum() > 0  # and they move
+    dialog.close()
+
+
+def test_mp4_export_even_size(studio, tmp_path, qtbot):
+    studio.open_export_dialog()
+    dialog = studio.export_dialog
+    dialog.path_edit.setText(str(tmp_path / "clip.gif"))
+    dialog.format_box.setCurrentIndex(dialog.format_box.findData(".mp4"))
+    assert dialog.path_edit.text().endswith("clip.mp4")
+    dialog.width_box.setValue(321)
+    dialog.height_box.setValue(161)
+    dialog.last_frame.setValue(8)
+    dialog.camera_box.setCurrentIndex(dialog.camera_box.findData("front"))
+    dialog.feet_box.setChecked(False)
+    assert not dialog.predictions_box.isEnabled()  # no recognizers in this window
+    run_export(dialog, qtbot)
+    reader = imageio.get_reader(tmp_path / "clip.mp4", "ffmpeg")
+    frames = [f for f in reader]
+    reader.close()
+    assert len(frames) == 8 and frames[0].shape[:2] == (162, 322)
+    assert coloured(frames[3]) > 30
+    dialog.close()
+
+
+def test_cancel_leaves_no_file(studio, tmp_path, qtbot):
+    studio.open_export_dialog()
+    dialog = studio.export_dialog
+    target = tmp_path / "big.gif"
+    dialog.path_edit.setText(str(target))
+    dialog.width_box.setValue(1600)
+    dialog.height_box.setValue(600)
+    qtbot.mouseClick(dialog.export_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: dialog.progress.maximum() > 1 and dialog.progress.value() >= 1, timeout=30000)
+    qtbot.mouseClick(dialog.cancel_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: not dialog.running, timeout=30000)
+    assert "cancelled" in dialog.status.text() and not target.exists()
+    assert list(tmp_path.glob("big*")) == []
+    qtbot.mouseClick(dialog.cancel_button, Qt.MouseButton.LeftButton)  # now "Close"
+    assert not dialog.isVisible()
+
+
+def test_nothing_to_export_before_the_model_views(make_studio, qtbot):
+    window = make_studio()
+    window.open_export_dialog()
+    assert not window.export_dialog.export_button.isEnabled()
+    assert "Nothing to export" in window.export_dialog.status.text()
+    window.export_dialog.close()
+
+
+def test_gui_export_frames_equal_cli_export(make_studio, library_file, tmp_path, qtbot, monkeypatch):
+    """With a real checkpoint, the dialog and `dtmr export` write the same frames."""
+    models = tmp_path / "models"
+    models.mkdir()
+    checkpoint = models / "dtmr_small_b02.pt"
+    model = DisentangledTMR(DTMRConfig.preset("small", "ntu25"), beta=0.2)
+    save_checkpoint(checkpoint, model, data={"name": "test"}, metrics={})
+    monkeypatch.setenv("DTMR_RESOURCES", str(tmp_path / "no-resources"))  # the CLI finds no recognizers
+    window = make_studio(models_dir=models)
+    window.controller.threads["inference"]._job = Retargeting()  # the real Anonymizer, no fakes
+    window.open_path(library_file)
+    qtbot.waitUntil(lambda: ViewKind.RELEASED in window.comparison.clips and not window.controller.busy,
+                    timeout=60000)
+    assert window.controller.model.path == checkpoint
+    window.open_export_dialog()
+    dialog = window.export_dialog
+    gui = tmp_path / "gui.gif"
+    dialog.path_edit.setText(str(gui))
+    dialog.width_box.setValue(480)
+    dialog.height_box.setValue(160)
+    run_export(dialog, qtbot)
+    dialog.close()
+    cli = tmp_path / "cli.gif"
+    assert dtmr_main(["export", str(library_file), "--model", str(checkpoint), "--clip", "0", "--seed", "0",
+                      "-o", str(cli), "--size", "480x160"]) == 0
+    ours, theirs = imageio.mimread(gui), imageio.mimread(cli)
+    assert len(ours) == len(theirs) == window.comparison.length
+    difference = np.mean([np.abs(a.astype(int) - b.astype(int)).mean() for a, b in zip(ours, theirs)])
+    assert difference < 0.05, difference

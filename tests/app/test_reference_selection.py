@@ -1,0 +1,73 @@
+"""Reference pool (different subject), seeded draws, pinning; the Selection state's signals."""
+
+import numpy as np
+import pytest
+
+from app.core.reference_pool import ReferencePool
+from app.state.selection import Selection
+from studio_fakes import make_source
+
+
+def test_pool_excludes_the_source_subject_and_unknown_subjects():
+    pool = ReferencePool(np.array([0, 0, 1, 2, -1]))
+    assert pool.candidates(0).tolist() == [2, 3]
+    assert pool.candidates(4).tolist() == [0, 1, 2, 3]  # unknown source: every other clip
+    assert not pool.is_candidate(0, 1) and pool.is_candidate(0, 3) and not pool.is_candidate(0, 4)
+
+
+def test_draw_is_seeded_uniform_and_never_the_source_subject():
+    subjects = np.repeat(np.arange(5), 4)
+    pool = ReferencePool(subjects)
+    draws = [pool.draw(0, seed) for seed in range(400)]
+    assert draws[:50] == [pool.draw(0, seed) for seed in range(50)]
+    assert all(subjects[d] != 0 for d in draws)
+    counts = np.bincount(draws, minlength=20)[4:]
+    assert counts.min() > 8  # every candidate is drawn (uniform over 16)
+    assert ReferencePool(np.zeros(3)).draw(0, 1) is None
+
+
+def test_selection_draws_pins_and_keeps_a_valid_pin():
+    sel = Selection()
+    refs = []
+    sel.reference_changed.connect(refs.append)
+    source = make_source(subjects=3, actions=2)
+    sel.set_library(source)
+    sel.select_source(0)
+    first = sel.reference
+    assert first is not None and source.clips[first.index].subject != 0 and not first.pinned
+    sel.random_reference()
+    assert sel.seed == 1 and sel.reference.seed == 1
+    sel.pin(5)
+    assert sel.reference.index == 5 and sel.reference.pinned
+    sel.select_source(1)  # same subject 0: the pin (subject 2) stays valid
+    assert sel.reference.index == 5 and sel.reference.pinned
+    sel.select_source(4)  # subject 2: the pinned clip is now the same person -> redrawn
+    assert not sel.reference.pinned and source.clips[sel.reference.index].subject != 2
+    with pytest.raises(ValueError):
+        sel.pin(5)
+    assert refs[0] is None and len(refs) >= 4
+
+
+def test_unpin_and_bad_source_index():
+    sel = Selection()
+    sel.set_library(make_source(subjects=2, actions=1))
+    sel.select_source(0)
+    sel.pin(1)
+    sel.unpin()
+    assert sel.reference.index == 1 and not sel.reference.pinned
+    with pytest.raises(IndexError):
+        sel.select_source(7)
+
+
+def test_pair_changed_fires_once_per_action_and_not_for_unpin():
+    sel = Selection()
+    pairs = []
+    sel.pair_changed.connect(lambda: pairs.append(sel.pair))
+    sel.set_library(make_source(subjects=3, actions=2))
+    sel.select_source(0)
+    sel.random_reference()
+    before = len(pairs)
+    sel.pin(sel.reference.index)  # same clip: pinned, pair unchanged
+    sel.unpin()
+    assert len(pairs) == before
+    assert pairs[0] == (None, None) and pairs[1][0] == 0 and len(pairs) == 3

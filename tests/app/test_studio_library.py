@@ -1,0 +1,142 @@
+"""Library panel driven as a user would: File menu, drag and drop, recent files, filters, search, sorting."""
+
+from pathlib import Path
+
+import numpy as np
+from PySide6.QtCore import QMimeData, QPoint, QPointF, Qt, QUrl
+from PySide6.QtGui import QDragEnterEvent, QDropEvent
+from PySide6.QtWidgets import QFileDialog, QMessageBox
+
+from app.state.comparison import ViewKind
+from dtmr.io.library import ClipLibrary
+from studio_fakes import make_clip, settle
+
+
+def open_through_menu(window, qtbot, monkeypatch, path: Path) -> None:
+    monkeypatch.setattr(QFileDialog, "getOpenFileName", lambda *a, **k: (str(path), ""))
+    window.actions.open_file.trigger()
+    qtbot.waitUntil(lambda: window.controller.library is not None and window.controller.library.path == path,
+                    timeout=20000)
+    settle(qtbot, window)
+
+
+def test_file_menu_opens_and_selects_the_first_clip(make_studio, library_file, qtbot, monkeypatch):
+    window = make_studio()
+    open_through_menu(window, qtbot, monkeypatch, library_file)
+    panel = window.library_panel
+    assert panel.model.rowCount() == 9 and panel.count_label.text() == "9 clips"
+    assert window.selection.source_index == 0
+    assert window.comparison.clips[ViewKind.SOURCE].sample_name == "S00A00V0"
+    assert panel.model.index(0, 3).data() == "wave"  # action names from the .npz
+    assert panel.model.index(0, 6).data() == "40"  # frames column
+    assert [a.text() for a in window.actions.recent.actions()] == [str(library_file)]
+
+
+def test_search_filters_sorting_and_row_selection(make_studio, library_file, qtbot, monkeypatch):
+    window = make_studio()
+    open_through_menu(window, qtbot, monkeypatch, library_file)
+    panel = window.library_panel
+    qtbot.keyClicks(panel.search, "MARCH")
+    assert panel.proxy.rowCount() == 3 and panel.count_label.text() == "3 of 9 clips"
+    subject = panel.filters["subject"]
+    subject.setCurrentIndex(subject.findData(2))
+    assert panel.proxy.rowCount() == 1
+    assert panel.proxy.index(0, 1).data() == "S02A01V0"
+    panel.search.clear()
+    assert panel.proxy.rowCount() == 3
+    subject.setCurrentIndex(0)
+    action = panel.filters["action"]
+    action.setCurrentIndex(action.findText("sway"))
+    assert sorted(panel.proxy.index(r, 2).data() for r in range(panel.proxy.rowCount())) == ["0", "1", "2"]
+    action.setCurrentIndex(0)
+    panel.table.sortByColumn(2, Qt.SortOrder.DescendingOrder)  # subject, highest first
+    assert panel.proxy.index(0, 2).data() == "2"
+    rect = panel.table.visualRect(panel.proxy.index(4, 0))
+    qtbot.mouseClick(panel.table.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
+    chosen = panel.proxy.source_row(4)
+    assert window.selection.source_index == chosen
+    settle(qtbot, window)
+    assert window.comparison.clips[ViewKind.SOURCE].sample_name == panel.model.names[chosen]
+    assert window.comparison.reference.subject != window.comparison.clips[ViewKind.SOURCE].subject
+
+
+def test_drag_and_drop_and_recent_files(make_studio, library_file, tmp_path, qtbot):
+    h5 = tmp_path / "lib.h5"
+    ClipLibrary.create(h5, [make_clip(s, 0) for s in range(2)]).close()
+    window = make_studio()
+    mime = QMimeData()
+    mime.setUrls([QUrl.fromLocalFile(str(h5))])
+    enter = QDragEnterEvent(QPoint(50, 50), Qt.DropAction.CopyAction, mime, Qt.MouseButton.LeftButton,
+                            Qt.KeyboardModifier.NoModifier)
+    window.dragEnterEvent(enter)
+    assert enter.isAccepted()
+    drop = QDropEvent(QPointF(50, 50), Qt.DropAction.CopyAction, mime, Qt.MouseButton.LeftButton,
+                      Qt.KeyboardModifier.NoModifier)
+    window.dropEvent(drop)
+    qtbot.waitUntil(lambda: window.controller.library is not None and window.controller.library.path == h5,
+                    timeout=20000)
+    assert window.library_panel.model.rowCount() == 2
+    window.open_path(library_file)
+    qtbot.waitUntil(lambda: window.controller.library.path == library_file, timeout=20000)
+    recent = window.actions.recent.actions()
+    assert [a.text() for a in recent] == [str(library_file), str(h5)]
+    recent[1].trigger()  # File > Open recent > lib.h5
+    qtbot.waitUntil(lambda: window.controller.library.path == h5, timeout=20000)
+    settle(qtbot, window)
+
+
+def test_a_malformed_file_gets_a_message_naming_it(make_studio, tmp_path, qtbot):
+    bad = tmp_path / "broken.npz"
+    np.savez(bad, joints=np.zeros((2, 3)))
+    window = make_studio()
+    window.open_path(bad)
+    qtbot.waitUntil(lambda: bool(window.message_boxes), timeout=20000)
+    box = window.message_boxes[0]
+    assert isinstance(box, QMessageBox) and "broken.npz" in box.text()
+    assert window.controller.library is None
+    box.close()
+
+
+def test_real_ntu_skeleton_folder(make_studio, shared_data, qtbot):
+    folder = shared_data / "ntu_samples"
+    window = make_studio()
+    window.open_path(folder)
+    qtbot.waitUntil(lambda: window.controller.library is not None, timeout=30000)
+    settle(qtbot, window)
+    assert window.library_panel.model.rowCount() >= 2
+    assert ViewKind.RELEASED in window.comparison.clips
+
+
+def test_open_folder_of_skeleton_files_through_the_menu(make_studio, tmp_path, qtbot, monkeypatch):
+    from dtmr.io.ntu_skeleton import write_skeleton_file
+
+    folder = tmp_path / "ntu"
+    folder.mkdir()
+    for subject, action in ((1, 1), (2, 1), (3, 2)):
+        clip = make_clip(subject, action).replace(sample_name=None)
+        write_skeleton_file(folder / f"S001C001P{subject:03d}R001A{action:03d}.skeleton", clip)
+    window = make_studio()
+    monkeypatch.setattr(QFileDialog, "getExistingDirectory", lambda *a, **k: str(folder))
+    qtbot.mouseClick(window.library_panel.open_folder_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: window.controller.library is not None, timeout=20000)
+    settle(qtbot, window)
+    panel = window.library_panel
+    assert panel.model.rowCount() == 3
+    assert sorted(panel.model.index(r, 2).data() for r in range(3)) == ["1", "2", "3"]  # subjects from names
+    assert ViewKind.RELEASED in window.comparison.clips
+
+
+def test_real_nwucla_kinect_v1_data_set(make_studio, shared_data, qtbot):
+    window = make_studio()
+    window.open_path(shared_data / "nwucla.npz")
+    qtbot.waitUntil(lambda: window.controller.library is not None, timeout=60000)
+    qtbot.waitUntil(lambda: ViewKind.RELEASED in window.comparison.clips, timeout=60000)
+    settle(qtbot, window, timeout=60000)
+    panel = window.library_panel
+    assert panel.model.rowCount() == 1484 and panel.filters["view"].count() == 4  # "all" + 3 views
+    source = window.comparison.clips[ViewKind.SOURCE]
+    assert source.topology == "kinect_v1_20"
+    assert window.comparison.clips[ViewKind.RELEASED].num_frames == source.num_frames  # model output: NTU-25
+    view = panel.filters["view"]
+    view.setCurrentIndex(view.findData(2))
+    assert panel.proxy.rowCount() == 464

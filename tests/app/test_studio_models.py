@@ -1,0 +1,167 @@
+"""Model, reference and predictions panels; inference in the worker (supersede, never blocking the UI)."""
+
+import time
+
+import numpy as np
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QApplication, QFileDialog
+
+from app.state.comparison import VIEWS, ViewKind
+from studio_fakes import FakeAnonymizer, save_fake_checkpoint, settle
+
+
+@pytest.fixture
+def models_dir(tmp_path):
+    folder = tmp_path / "models"
+    folder.mkdir()
+    save_fake_checkpoint(folder / "dtmr_b02.pt", beta=0.2)
+    save_fake_checkpoint(folder / "dtmr_b1.pt", beta=1.0)
+    save_fake_checkpoint(folder / "action.pt", method="sgn", beta=None, task="action")
+    save_fake_checkpoint(folder / "subject.pt", method="sgn", beta=None, task="subject")
+    return folder
+
+
+@pytest.fixture
+def studio(make_studio, library_file, models_dir, qtbot):
+    window = make_studio(models_dir=models_dir)
+    window.open_path(library_file)
+    qtbot.waitUntil(lambda: window.comparison.recognition is not None, timeout=20000)
+    settle(qtbot, window)
+    return window
+
+
+def test_catalog_beta_models_and_views(studio, models_dir, fakes, qtbot):
+    panel = studio.model_panel
+    assert [panel.list.item(i).text() for i in range(panel.list.count())] == [
+        "DisentangledTMR β=0.2 small (dtmr_b02.pt)", "DisentangledTMR β=1 small (dtmr_b1.pt)"]
+    assert panel.selected_path == str(models_dir / "dtmr_b02.pt")  # the recommended β is chosen first
+    assert "action: SGN action recognizer" in panel.recognizer_label.text()
+    assert panel.device_box.currentText() == studio.controller.device == studio.controller.devices[0]
+    source = studio.comparison.clips[ViewKind.SOURCE]
+    reference = studio.comparison.reference
+    full, _ = FakeAnonymizer(beta=1.0).retarget_pair(source, reference)
+    np.testing.assert_allclose(studio.comparison.clips[ViewKind.RETARGETED].joints, full.joints, atol=1e-6)
+    np.testing.assert_allclose(studio.comparison.clips[ViewKind.RELEASED].joints,
+                               0.8 * source.joints + 0.2 * full.joints, atol=1e-5)
+    assert "β=0.2" in studio.comparison.model_note and "retargeted view: DisentangledTMR β=1" in studio.comparison.model_note
+    panel.list.setCurrentRow(1)  # choose β = 1: released becomes the full retarget
+    qtbot.waitUntil(lambda: studio.comparison.model_note.startswith("DisentangledTMR β=1 small")
+                    and not studio.controller.busy, timeout=20000)
+    np.testing.assert_allclose(studio.comparison.clips[ViewKind.RELEASED].joints, full.joints, atol=1e-6)
+    assert studio.settings.get("last_model") == str(models_dir / "dtmr_b1.pt")
+
+
+def test_predictions_top5_with_true_labels_and_tracks(studio, qtbot):
+    result = studio.comparison.recognition
+    assert set(result.tasks) == {"action", "subject"}
+    assert set(result.tasks["action"].per_frame) == {v.value for v in VIEWS}
+    studio.clock.seek(10)
+    studio.coalescer.flush()
+    source = studio.comparison.clips[ViewKind.SOURCE]
+    cell = studio.predictions.cells[("action", ViewKind.SOURCE)].text()
+    assert f"<b>" in cell and f"action {source.action} ✔" in cell  # the fake favours the true action
+    identity = studio.predictions.cells[("subject", ViewKind.SOURCE)].text()
+    assert f"subject {source.subject} ✔" in identity
+    assert "frame 11" in studio.predictions.header.text()
+    assert cell.count("%") == 4  # the fake recognizers have 4 classes: all shown (top-5)
+    studio.clock.seek(30)
+    studio.coalescer.flush()
+    assert "frame 31" in studio.predictions.header.text()
+    x, y = studio.tracks.curves[("action", ViewKind.RELEASED)].getData()
+    assert len(y) == studio.comparison.clips[ViewKind.RELEASED].num_frames and np.all((0 <= y) & (y <= 1))
+    assert "true action" in studio.tracks.plots["action"].getPlotItem().titleLabel.text
+
+
+def test_reference_random_seed_pin_and_context_menu(studio, qtbot):
+    panel, selection = studio.reference_panel, studio.selection
+    source_subject = studio.comparison.clips[ViewKind.SOURCE].subject
+    qtbot.mouseClick(panel.random_button, Qt.MouseButton.LeftButton)
+    assert selection.seed == 1 and panel.seed_box.value() == 1
+    settle(qtbot, studio)
+    assert studio.comparison.reference.subject != source_subject
+    assert panel.thumbnail.has_pose and "subject" in panel.detail_label.text()
+    panel.seed_box.setValue(7)
+    assert selection.reference.seed == 7
+    qtbot.mouseClick(panel.pin_box, Qt.MouseButton.LeftButton)
+    assert selection.reference.pinned
+    pinned = selection.reference.index
+    studio.library_panel.select_clip(1)  # same subject as clip 0: the pin holds
+    settle(qtbot, studio)
+    assert selection.reference.index == pinned and panel.pin_box.isChecked()
+    table = studio.library_panel.table
+    row = studio.library_panel.proxy.proxy_row(8)  # subject 2
+    studio.library_panel._context_menu(table.visualRect(studio.library_panel.proxy.index(row, 0)).center())
+    studio.library_panel.pin_action.trigger()
+    studio.library_panel.context_menu.close()
+    assert selection.reference.index == 8 and selection.reference.pinned
+    settle(qtbot, studio)
+    assert studio.comparison.reference.sample_name == "S02A02V0"
+    row = studio.library_panel.proxy.proxy_row(2)  # the source's own subject: refused with a message
+    studio.library_panel._context_menu(table.visualRect(studio.library_panel.proxy.index(row, 0)).center())
+    studio.library_panel.pin_action.trigger()
+    studio.library_panel.context_menu.close()
+    qtbot.waitUntil(lambda: bool(studio.message_boxes), timeout=2000)
+    assert "cannot be the reference" in studio.message_boxes[0].text()
+    studio.message_boxes[0].close()
+
+
+def test_newer_request_supersedes_and_ui_stays_responsive(studio, fakes, models_dir, qtbot):
+    slow = fakes.anonymizers[str(models_dir / "dtmr_b02.pt")]
+    slow.delay = 0.6
+    beats = []
+    timer_start = time.perf_counter()
+    studio.library_panel.select_clip(3)
+    studio.library_panel.select_clip(4)
+    studio.library_panel.select_clip(5)
+    while studio.controller.busy and time.perf_counter() - timer_start < 20:
+        beats.append(time.perf_counter())
+        QApplication.processEvents()
+        time.sleep(0.002)
+    slow.delay = 0.0
+    settle(qtbot, studio)
+    gaps = np.diff(beats) if len(beats) > 1 else np.array([0.0])
+    assert gaps.max() < 0.25  # the UI kept running while the model worked
+    assert studio.comparison.clips[ViewKind.SOURCE].sample_name == "S01A02V0"
+    assert studio.comparison.clips[ViewKind.RELEASED].extra["source_clip"] == "S01A02V0"
+    ran = [call[0] for call in slow.calls]
+    assert ran[-1] == "S01A02V0" and "S01A01V0" not in ran  # the middle request never ran
+
+
+def test_add_checkpoint_dialog_and_device(studio, tmp_path, monkeypatch, qtbot):
+    extra = save_fake_checkpoint(tmp_path / "mine_b05.pt", beta=0.5)
+    monkeypatch.setattr(QFileDialog, "getOpenFileName", lambda *a, **k: (str(extra), ""))
+    qtbot.mouseClick(studio.model_panel.add_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: studio.model_panel.list.count() == 3, timeout=20000)
+    settle(qtbot, studio)
+    assert studio.model_panel.selected_path == str(extra)
+    assert studio.settings.get("user_checkpoints") == [str(extra)]
+    assert "β=0.5" in studio.comparison.model_note
+    studio.model_panel.show_devices(["cpu", "cuda:0"], "cpu")  # as on a machine with a GPU
+    studio.model_panel.device_box.setCurrentIndex(1)
+    assert studio.controller.device == "cuda:0" and studio.settings.get("device") == "cuda:0"
+    settle(qtbot, studio)
+    assert studio.controller.last_result.request.device == "cuda:0"
+
+
+def test_without_checkpoints_the_fallback_is_visible(make_studio, library_file, qtbot):
+    window = make_studio()  # an empty model folder
+    window.open_path(library_file)
+    qtbot.waitUntil(lambda: ViewKind.RELEASED in window.comparison.clips, timeout=20000)
+    settle(qtbot, window)
+    assert "DEVELOPMENT FALLBACK" in window.views.notes[ViewKind.RELEASED].text()
+    assert "No retargeting checkpoint" in window.model_panel.empty_label.text()
+    assert "No action or subject recognizer" in window.predictions.header.text()
+
+
+def test_rescan_help_dialogs_and_quit(studio, models_dir, qtbot):
+    save_fake_checkpoint(models_dir / "dtmr_b05.pt", beta=0.5)
+    qtbot.mouseClick(studio.model_panel.rescan_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: studio.model_panel.list.count() == 3, timeout=20000)
+    studio.actions.shortcuts_help.trigger()
+    studio.actions.about.trigger()
+    assert len(studio.message_boxes) == 2
+    assert "Space" in studio.message_boxes[0].text() and "DTMR Studio" in studio.message_boxes[1].text()
+    studio.actions.quit.trigger()  # File > Quit closes the window, its dialogs and its workers
+    assert not studio.isVisible() and not studio.message_boxes
+    assert not any(t.isRunning() for t in studio.controller.threads.values())

@@ -1,0 +1,111 @@
+"""The Train tab against a fake `dtmr train` that prints JSON-line events: completion, cancel, resume, load."""
+
+import sys
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import Qt
+
+from app.core.training_command import training_arguments
+from app.ui.trainer_tab import TrainerTab
+from studio_fakes import save_fake_checkpoint
+
+FAKE_TRAINER = Path(__file__).with_name("fake_trainer.py")
+LEFT = Qt.MouseButton.LeftButton
+
+
+@pytest.fixture
+def tab(qtbot, tmp_path, monkeypatch):
+    monkeypatch.setenv("FAKE_TRAINER_CHECKPOINT", str(save_fake_checkpoint(tmp_path / "trained.pt", beta=0.5)))
+    data = tmp_path / "data.npz"
+    data.write_bytes(b"")
+    widget = TrainerTab(command=lambda config: [sys.executable, str(FAKE_TRAINER), *training_arguments(config)])
+    qtbot.addWidget(widget)
+    widget.show()
+    widget.data_edit.setText(str(data))
+    widget.out_edit.setText(str(tmp_path / "run"))
+    widget.preset_box.setCurrentText("small")
+    for box, epochs in zip(widget.epoch_boxes, (1, 2, 1)):
+        box.setValue(epochs)
+    yield widget
+    widget.shutdown()
+    widget.close()
+
+
+def test_runs_to_completion_with_curves_rate_eta_and_log(tab, qtbot):
+    qtbot.mouseClick(tab.start_button, LEFT)
+    assert tab.running and not tab.start_button.isEnabled() and tab.cancel_button.isEnabled()
+    qtbot.waitUntil(lambda: not tab.running, timeout=20000)
+    assert tab.progress.done and "Done" in tab.state_label.text()
+    assert set(tab.progress.curves) == {1, 2, 3}
+    assert len(tab.progress.curves[2].steps) == 8  # 2 epochs x 4 steps
+    assert tab.curves[(2, "total")].getData()[1].size == 8
+    assert "samples/s" in tab.rate_label.text() and "ETA 0:00" in tab.rate_label.text()
+    log = tab.log.toPlainText()
+    assert "fake trainer starting" in log and "checkpoint" in log and "--events -" in log
+    assert tab.load_button.isEnabled()
+    with qtbot.waitSignal(tab.load_model_requested) as loaded:
+        qtbot.mouseClick(tab.load_button, LEFT)
+    assert loaded.args == [str(Path(tab.out_edit.text()) / "model.pt")]
+
+
+def test_cancel_mid_way_then_resume_continues(tab, qtbot, monkeypatch):
+    monkeypatch.setenv("FAKE_TRAINER_STEP_S", "0.15")
+    qtbot.mouseClick(tab.start_button, LEFT)
+    qtbot.waitUntil(lambda: tab.progress.stage == 2, timeout=20000)  # stage 1 finished and checkpointed
+    qtbot.mouseClick(tab.cancel_button, LEFT)
+    qtbot.waitUntil(lambda: not tab.running, timeout=10000)
+    assert "Cancelled" in tab.state_label.text() and not tab.progress.done
+    assert not tab.load_button.isEnabled()
+    stage_one = list(tab.progress.curves[1].steps)
+    monkeypatch.setenv("FAKE_TRAINER_STEP_S", "0.01")
+    qtbot.mouseClick(tab.resume_button, LEFT)
+    qtbot.waitUntil(lambda: not tab.running, timeout=20000)
+    assert tab.progress.done
+    assert tab.progress.curves[1].steps == stage_one  # stage 1 was not trained again
+    assert "resumed" in tab.log.toPlainText() and "--resume" in tab.log.toPlainText()
+
+
+def test_invalid_form_is_explained_not_started(tab, qtbot):
+    tab.data_edit.setText("")
+    qtbot.mouseClick(tab.start_button, LEFT)
+    assert not tab.running and "training data" in tab.state_label.text()
+
+
+def test_preset_sets_epochs_and_batch(tab):
+    tab.preset_box.setCurrentText("paper")
+    assert [box.value() for box in tab.epoch_boxes] == [20, 15, 20] and tab.batch_box.value() == 128
+    tab.preset_box.setCurrentText("small")
+    assert tab.batch_box.value() == 32
+
+
+def test_devices_offer_torchrun_for_several_gpus(tab):
+    tab.set_devices(["cuda:0", "cuda:1", "cpu"])
+    assert tab.device_box.itemText(0) == "all 2 GPUs (torchrun)" and tab.device_box.itemData(0) == ("cuda", 2)
+    tab.set_devices(["cpu"])
+    assert tab.device_box.count() == 1
+
+
+def test_real_dtmr_train_accepts_the_form_and_streams_events(qtbot, tmp_path):
+    """The real `dtmr train` (not the fake): its flags match the form and its events drive the tab."""
+    from dtmr.data import generate_clips
+    from dtmr.io.npz_dataset import write_npz_dataset
+
+    data = tmp_path / "train.npz"
+    write_npz_dataset(data, generate_clips(subjects=3, actions=2, repetitions=2, seed=0))
+    widget = TrainerTab()
+    qtbot.addWidget(widget)
+    widget.data_edit.setText(str(data))
+    widget.out_edit.setText(str(tmp_path / "run"))
+    widget.split_box.setCurrentIndex(widget.split_box.findData("synthetic"))
+    widget.batch_box.setValue(4)
+    qtbot.mouseClick(widget.start_button, LEFT)
+    qtbot.waitUntil(lambda: bool(widget.progress.curves) or not widget.running, timeout=120000)
+    assert widget.running, widget.log.toPlainText()[-2000:]
+    assert widget.progress.stage == 1 and widget.progress.curves[1].losses  # real loss names, plotted
+    assert set(widget.progress.curves[1].losses) == {name for (stage, name) in widget.curves if stage == 1}
+    assert "Training: stage 1/3" in widget.state_label.text()
+    widget.cancel()
+    qtbot.waitUntil(lambda: not widget.running, timeout=20000)
+    assert "Cancelled" in widget.state_label.text()
+    widget.close()

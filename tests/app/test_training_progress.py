@@ -1,0 +1,80 @@
+"""The training command line and the Qt-free progress model fed by JSON-line events."""
+
+import math
+import sys
+
+import pytest
+
+from app.core.training_command import TrainingConfig, training_arguments, training_command
+from app.state.training import TrainingProgress
+from dtmr.train.progress import ProgressEvent
+
+
+def config(tmp_path, **changes):
+    data = tmp_path / "d.npz"
+    data.write_bytes(b"")
+    values = dict(data=str(data), split="synthetic", preset="small", beta=0.2, out=str(tmp_path / "run"),
+                  epochs=(1, 2, 3), batch=16, lr=5e-4, device="cpu")
+    values.update(changes)
+    return TrainingConfig(**values)
+
+
+def test_single_process_command(tmp_path):
+    c = config(tmp_path, resume=True)
+    c.validate()
+    cmd = training_command(c, python="py")
+    assert cmd[:4] == ["py", "-m", "dtmr", "train"]
+    args = training_arguments(c)
+    pairs = dict(zip(args[1::2], args[2::2]))
+    assert pairs["--epochs"] == "1,2,3" and pairs["--beta"] == "0.2" and pairs["--events"] == "-"
+    assert pairs["--preset"] == "small" and pairs["--device"] == "cpu" and args[-1] == "--resume"
+
+
+def test_several_gpus_run_under_torchrun(tmp_path):
+    cmd = training_command(config(tmp_path, device="cuda", gpus=4), python=sys.executable)
+    assert cmd[1:5] == ["-m", "torch.distributed.run", "--nproc_per_node", "4"]
+    assert cmd[5:8] == ["-m", "dtmr", "train"]
+
+
+@pytest.mark.parametrize("changes, word", [({"data": ""}, "data"), ({"out": ""}, "output"),
+                                            ({"beta": 1.5}, "β"), ({"batch": 0}, "batch")])
+def test_invalid_forms_name_the_field(tmp_path, changes, word):
+    with pytest.raises(ValueError, match=word):
+        config(tmp_path, **changes).validate()
+
+
+def test_progress_curves_per_stage_and_state():
+    progress = TrainingProgress()
+    seen = []
+    progress.changed.connect(lambda e: seen.append(e.kind))
+    progress.add(ProgressEvent("start"))
+    for epoch in (1, 2):
+        for step in (1, 2):
+            losses = {"total": 1.0 / (epoch + step)}
+            if step == 2:
+                losses["mse"] = 0.1
+            progress.add(ProgressEvent("step", stage=2, epoch=epoch, epochs=2, step=step, steps=2, losses=losses,
+                                       samples_per_s=50.0, eta_s=9.0))
+    progress.add(ProgressEvent("checkpoint", stage=2, epoch=2, message="/run/model.pt"))
+    curves = progress.curves[2]
+    assert curves.steps == [1.0, 2.0, 3.0, 4.0]
+    assert math.isnan(curves.losses["mse"][0]) and curves.losses["mse"][1] == 0.1
+    assert len(curves.losses["mse"]) == len(curves.losses["total"]) == 4
+    assert (progress.stage, progress.epoch, progress.samples_per_s, progress.eta_s) == (2, 2, 50.0, 9.0)
+    assert progress.checkpoints == ["/run/model.pt"] and not progress.done
+    progress.add(ProgressEvent("done"))
+    assert progress.done and progress.eta_s == 0.0 and seen[0] == "start"
+    progress.add(ProgressEvent("error", message="diverged"))
+    assert progress.error == "diverged"
+
+
+def test_child_environment_puts_the_studio_dtmr_first(tmp_path):
+    from pathlib import Path
+
+    import dtmr
+    from app.core.training_command import child_environment
+
+    root = str(Path(dtmr.__file__).resolve().parent.parent)
+    env = child_environment({"PYTHONPATH": f"/elsewhere:{root}", "HOME": "/h"})
+    assert env["PYTHONPATH"] == f"{root}:/elsewhere" and env["HOME"] == "/h"
+    assert child_environment({})["PYTHONPATH"] == root

@@ -1,0 +1,129 @@
+"""End-to-end runs of the trainers on a tiny synthetic set and a tiny model: each stage lowers its loss,
+`--resume` after a kill ends bit-for-bit where an uninterrupted run ends, and two `torchrun` processes
+match one process with the same global batch."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from dtmr.data.synthetic import generate_clips
+from dtmr.io.library import ClipLibrary
+from dtmr.train.data import load_training_data
+from dtmr.train.distributed import DistributedContext
+from dtmr.train.dtmr_trainer import DTMRTrainer, TrainConfig
+from dtmr.train.progress import read_events
+
+TINY = {
+    "action_conv_channels": 8, "action_hidden": 16, "action_heads": 2, "action_layers": 1, "action_ffn": 32,
+    "action_dim": 16, "mixformer_channels": [40], "mixformer_blocks": [1], "identity_channels": [8, 16, 16, 16],
+    "identity_heads": 2, "bone_hidden": 16, "identity_fusion_hidden": 32, "identity_dim": 16,
+    "decoder_layers": 1, "decoder_dim": 16, "decoder_heads": 2, "decoder_ffn": 32, "dropout": 0.0,
+}
+ENV = {**os.environ, "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "PYTHONUNBUFFERED": "1"}
+
+
+@pytest.fixture(scope="module")
+def tiny_library(tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("data") / "tiny.h5"
+    ClipLibrary.create(path, generate_clips(subjects=4, actions=3, repetitions=2, seed=0))
+    return path
+
+
+def _cli(*args: str) -> list[str]:
+    return [sys.executable, "-m", "dtmr", *args]
+
+
+def _train_args(library: Path, out: Path, epochs: str, batch: int = 4, quads: int = 8) -> list[str]:
+    args = ["train", "--data", str(library), "--split", "synthetic", "--preset", "small", "--beta", "0.5",
+            "--out", str(out), "--epochs", epochs, "--batch", str(batch), "--quadruplets", str(quads),
+            "--device", "cpu", "--lr", "0.003"]
+    for key, value in TINY.items():
+        args += ["--model-option", f"{key}={json.dumps(value)}"]
+    return args
+
+
+def _epoch_losses(out: Path) -> list[dict]:
+    with open(out / "events.jsonl") as fh:
+        return [{"stage": e.stage, "epoch": e.epoch, **e.losses} for e in read_events(fh) if e.kind == "epoch"]
+
+
+@pytest.mark.parametrize("stage", [1, 2, 3])
+def test_each_stage_lowers_its_loss(tiny_library, tmp_path, stage):
+    torch.set_num_threads(1)
+    epochs = [0, 0, 0]
+    epochs[stage - 1] = 6
+    data = load_training_data(tiny_library, "synthetic")
+    config = TrainConfig(data=str(tiny_library), split="synthetic", out=str(tmp_path), beta=0.5,
+                         epochs=tuple(epochs), batch=4, quadruplets_per_epoch=16, lr=3e-3, model_overrides=TINY)
+    trainer = DTMRTrainer(config, data, DistributedContext())
+    trainer.run()
+    totals = [h["total"] for h in trainer.history]
+    assert len(totals) == 6 and all(np.isfinite(totals))
+    assert np.mean(totals[-2:]) < np.mean(totals[:2]), totals
+
+
+@pytest.mark.slow
+def test_resume_after_a_kill_is_bit_for_bit(tiny_library, tmp_path):
+    straight, killed = tmp_path / "straight", tmp_path / "killed"
+    subprocess.run(_cli(*_train_args(tiny_library, straight, "2,2,1")), env=ENV, check=True, capture_output=True)
+
+    proc = subprocess.Popen(_cli(*_train_args(tiny_library, killed, "2,2,1"), "--events", "-"), env=ENV,
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    checkpoints = 0
+    for line in proc.stdout:
+        if '"kind":"checkpoint"' in line:
+            checkpoints += 1
+            if checkpoints == 2:  # in the middle of stage 2: kill it hard
+                proc.send_signal(signal.SIGKILL)
+                break
+    proc.wait()
+    assert proc.returncode == -signal.SIGKILL
+    resumed = subprocess.run(_cli(*_train_args(tiny_library, killed, "2,2,1"), "--resume"), env=ENV,
+                             capture_output=True, text=True)
+    assert resumed.returncode == 0, resumed.stderr
+
+    a = torch.load(straight / "model.pt", weights_only=True)
+    b = torch.load(killed / "model.pt", weights_only=True)
+    assert a["state_dict"].keys() == b["state_dict"].keys()
+    for key in a["state_dict"]:
+        assert torch.equal(a["state_dict"][key], b["state_dict"][key]), key
+    assert a["metrics"]["history"] == b["metrics"]["history"]  # every epoch's mean losses, 5 epochs
+
+
+def test_resume_refuses_other_settings(tiny_library, tmp_path):
+    from dtmr.cli import main
+
+    assert main(_train_args(tiny_library, tmp_path, "1,0,0")) == 0
+    assert main(_train_args(tiny_library, tmp_path, "2,0,0") + ["--resume"]) == 2
+    shutil.rmtree(tmp_path)
+    assert main(_train_args(tiny_library, tmp_path, "1,0,0") + ["--resume"]) == 2
+
+
+@pytest.mark.slow
+def test_two_processes_match_one_with_the_same_global_batch(tiny_library, tmp_path):
+    torchrun = shutil.which("torchrun", path=str(Path(sys.executable).parent))
+    if torchrun is None:
+        pytest.skip("torchrun is not installed next to this Python")
+    single, double = tmp_path / "one", tmp_path / "two"
+    args = _train_args(tiny_library, single, "0,2,0", batch=4, quads=8)
+    subprocess.run(_cli(*args), env=ENV, check=True, capture_output=True)
+    args = _train_args(tiny_library, double, "0,2,0", batch=4, quads=8)
+    run = subprocess.run([torchrun, "--standalone", "--nproc_per_node", "2", "-m", "dtmr", *args], env=ENV,
+                         capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr[-2000:]
+    one, two = _epoch_losses(single), _epoch_losses(double)
+    assert len(one) == len(two) == 2
+    for a, b in zip(one, two):
+        assert a.keys() == b.keys()
+        for key in a:
+            assert b[key] == pytest.approx(a[key], rel=1e-4, abs=1e-6), key
