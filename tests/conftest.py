@@ -12,6 +12,16 @@ REPO = Path(__file__).resolve().parent.parent
 SHARED_DATA = Path(os.environ.get("DTMR_SHARED_DATA", REPO.parent / "shared" / "data"))
 
 
+@pytest.fixture(autouse=True, scope="session")
+def one_torch_thread():
+    """Tests run with one torch thread: on two shared cores, two OpenMP threads made small tensor work up to
+    10x slower, and single-threaded float results are reproducible."""
+    import torch
+
+    torch.set_num_threads(1)
+    yield
+
+
 @pytest.fixture
 def shared_data() -> Path:
     if not SHARED_DATA.is_dir():

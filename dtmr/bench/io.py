@@ -5,7 +5,6 @@ Figures are wall-clock on whatever machine runs them; docs/io.md keeps the measu
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import tempfile
@@ -15,6 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..cli.arguments import positive_int
 from ..data.clip import Clip
 
 
@@ -26,18 +26,12 @@ def register(subparsers) -> None:
     parser.add_argument("--data", metavar="DIR", type=Path, default=None,
                         help="folder with ntu_samples/ and nwucla.npz (default: $DTMR_SHARED_DATA, else "
                              "../shared/data next to the source checkout); generated data stands in when absent")
-    parser.add_argument("--clips", type=_positive_int, default=10_000, metavar="N",
+    parser.add_argument("--clips", type=positive_int, default=10_000, metavar="N",
                         help="clips in the generated library")
-    parser.add_argument("--reads", type=_positive_int, default=500, metavar="N",
+    parser.add_argument("--reads", type=positive_int, default=500, metavar="N",
                         help="random single-clip reads to time")
     parser.set_defaults(func=run)
 
-
-def _positive_int(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
-    return value
 
 
 def default_data_dir() -> Path:

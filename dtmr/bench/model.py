@@ -15,6 +15,8 @@ import json
 import time
 from collections.abc import Callable
 
+from ..cli.arguments import positive_int
+
 BATCHES = (1, 8, 32)
 MATMUL_SIZE = 2048
 #: NTU60 label counts, only to size PMR's training heads (retarget does not use them)
@@ -27,19 +29,13 @@ def register(subparsers) -> None:
     )
     parser.add_argument("--preset", default="paper", choices=("paper", "small"))
     parser.add_argument("--topology", default="ntu25")
-    parser.add_argument("--threads", type=_positive_int, default=None, metavar="N",
+    parser.add_argument("--threads", type=positive_int, default=None, metavar="N",
                         help="torch intra-op threads (default: torch's choice)")
-    parser.add_argument("--repeats", type=_positive_int, default=3, metavar="N",
+    parser.add_argument("--repeats", type=positive_int, default=3, metavar="N",
                         help="timed runs per figure (best kept)")
     parser.add_argument("--json", action="store_true", help="print the results as one JSON object")
     parser.set_defaults(func=run)
 
-
-def _positive_int(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
-    return value
 
 
 def best_seconds(fn: Callable[[], object], repeats: int) -> float:

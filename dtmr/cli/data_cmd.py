@@ -5,7 +5,6 @@ Paths: a `.skeleton` file, a folder of them (recursive), an `.npz` data set, an 
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 import time
@@ -16,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from ..errors import DtmrError, InputError
 from ..skeleton import topology_names
+from .arguments import positive_int
 
 if TYPE_CHECKING:
     from ..io.sources import ClipSource
@@ -53,16 +53,10 @@ def register(subparsers) -> None:
     synth = actions.add_parser("synth", help="write a library of synthetic ntu25 clips")
     synth.add_argument("-o", "--output", required=True, metavar="OUT.h5")
     for name in ("subjects", "actions", "repetitions"):
-        synth.add_argument(f"--{name}", type=_positive_int, metavar="N", help="default: the generator's")
+        synth.add_argument(f"--{name}", type=positive_int, metavar="N", help="default: the generator's")
     synth.add_argument("--seed", type=int, metavar="S", help="default: the generator's")
     synth.set_defaults(func=run_synth)
 
-
-def _positive_int(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
-    return value
 
 
 # -- info -----------------------------------------------------------------------------------------------

@@ -8,6 +8,7 @@ to stdout as JSON lines (what the Studio's trainer tab reads). `torchrun --nproc
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import sys
 from pathlib import Path
@@ -68,7 +69,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     r.set_defaults(func=run_train_recognizer)
 
 
-def _events(out: Path, to_stdout: bool, is_main: bool):
+def _events(out: Path, to_stdout: bool):
     from ..train.progress import EventWriter, ProgressBar
 
     class _CliEvents(EventWriter):
@@ -86,75 +87,67 @@ def _events(out: Path, to_stdout: bool, is_main: bool):
             else:
                 self.bar.handle(event)
 
-    if not is_main:
-        return None
     out.mkdir(parents=True, exist_ok=True)
     return _CliEvents()
+
+
+@contextlib.contextmanager
+def _training_session(args: argparse.Namespace):
+    """The process group (under torchrun) and, on the main process, the event writers; both closed after."""
+    from ..train.distributed import init_distributed, shutdown_distributed
+
+    ctx = init_distributed(args.device)
+    events = None
+    try:
+        if ctx.is_main:
+            events = _events(Path(args.out), args.events == "-")
+        yield ctx, events
+    finally:
+        if events is not None:
+            events.close()
+        shutdown_distributed()
+    if ctx.is_main and args.events != "-":
+        print(f"wrote {args.out}")
 
 
 def run_train(args: argparse.Namespace) -> int:
     from ..errors import DtmrError
     from ..train.data import load_training_data
-    from ..train.distributed import init_distributed, shutdown_distributed
 
-    out = Path(args.out)
-    ctx = init_distributed(args.device)
-    try:
+    with _training_session(args) as (ctx, events):
         data = load_training_data(args.data, args.split, args.topology)
-        events = _events(out, args.events == "-", ctx.is_main)
-        try:
-            if args.method == "dtmr":
-                from ..train.dtmr_trainer import DTMRTrainer, TrainConfig
+        if args.method == "dtmr":
+            from ..train.dtmr_trainer import DTMRTrainer, TrainConfig
 
-                if args.epochs is not None and len(args.epochs) != 3:
-                    raise DtmrError("DisentangledTMR has 3 stages: give --epochs a,b,c")
-                config = TrainConfig(data=str(args.data), split=args.split, out=str(out), preset=args.preset,
-                                     beta=args.beta, epochs=args.epochs, batch=args.batch or 32, lr=args.lr,
-                                     device=args.device, seed=args.seed, quadruplets_per_epoch=args.quadruplets,
-                                     topology=args.topology, model_overrides=dict(args.model_option))
-                trainer = DTMRTrainer(config, data, ctx, events, resume=args.resume)
-            else:
-                from ..train.baseline_trainer import DEFAULT_BATCH, DEFAULT_LR, BaselineTrainer
+            if args.epochs is not None and len(args.epochs) != 3:
+                raise DtmrError("DisentangledTMR has 3 stages: give --epochs a,b,c")
+            config = TrainConfig(data=str(args.data), split=args.split, out=str(args.out), preset=args.preset,
+                                 beta=args.beta, epochs=args.epochs, batch=args.batch or 32, lr=args.lr,
+                                 device=args.device, seed=args.seed, quadruplets_per_epoch=args.quadruplets,
+                                 topology=args.topology, model_overrides=dict(args.model_option))
+            trainer = DTMRTrainer(config, data, ctx, events, resume=args.resume)
+        else:
+            from ..train.baseline_trainer import DEFAULT_BATCH, DEFAULT_LR, BaselineTrainer
 
-                trainer = BaselineTrainer(args.method, data, out, ctx, epochs=args.epochs,
-                                          batch=args.batch or DEFAULT_BATCH, lr=args.lr or DEFAULT_LR,
-                                          seed=args.seed, quadruplets_per_epoch=args.quadruplets, events=events,
-                                          resume=args.resume)
-            path = trainer.run()
-        finally:
-            if events is not None:
-                events.close()
-    finally:
-        shutdown_distributed()
-    if ctx.is_main and args.events != "-":
-        print(f"wrote {path}")
+            trainer = BaselineTrainer(args.method, data, args.out, ctx, epochs=args.epochs,
+                                      batch=args.batch or DEFAULT_BATCH, lr=args.lr or DEFAULT_LR, seed=args.seed,
+                                      quadruplets_per_epoch=args.quadruplets, events=events, resume=args.resume)
+        trainer.run()
     return 0
 
 
 def run_train_recognizer(args: argparse.Namespace) -> int:
     from ..train.data import load_training_data
-    from ..train.distributed import init_distributed, shutdown_distributed
     from ..train.recognizer_trainer import DEFAULT_BATCH, DEFAULT_EPOCHS, DEFAULT_LR, train_recognizer
 
-    out = Path(args.out)
-    ctx = init_distributed(args.device)
-    try:
+    with _training_session(args) as (ctx, events):
         data = load_training_data(args.data, args.split)
         labels = data.subject_labels if args.task == "subject" else data.action_labels
         names = [f"subject {s}" for s in labels] if args.task == "subject" else data.action_class_names()
         clips = data.train.clips
         targets = [c.subject if args.task == "subject" else c.action for c in clips]
-        events = _events(out, args.events == "-", ctx.is_main)
-        try:
-            train_recognizer(args.task, clips, targets, labels, names, data.topology, out, ctx=ctx,
-                             epochs=args.epochs or DEFAULT_EPOCHS, batch=args.batch or DEFAULT_BATCH,
-                             lr=args.lr or DEFAULT_LR, seed=args.seed, events=events, resume=args.resume,
-                             data_description=data.describe())
-        finally:
-            if events is not None:
-                events.close()
-    finally:
-        shutdown_distributed()
-    if ctx.is_main and args.events != "-":
-        print(f"wrote {out / (args.task + '.pt')}")
+        train_recognizer(args.task, clips, targets, labels, names, data.topology, args.out, ctx=ctx,
+                         epochs=args.epochs or DEFAULT_EPOCHS, batch=args.batch or DEFAULT_BATCH,
+                         lr=args.lr or DEFAULT_LR, seed=args.seed, events=events, resume=args.resume,
+                         data_description=data.describe())
     return 0

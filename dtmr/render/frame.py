@@ -153,7 +153,6 @@ class ComparisonRenderer:
         base = Image.new("RGB", self.size, self.style.background)
         floor = self._panel_background.reduce(SUPERSAMPLE)
         draw = ImageDraw.Draw(base)
-        pad = self._text_pad
         for panel, left in zip(self.panels, self._offsets):
             base.paste(floor, (left, self.viewport[0]))
             if not self._text_over_view:

@@ -60,7 +60,7 @@ def test_predictions_top5_with_true_labels_and_tracks(studio, qtbot):
     studio.coalescer.flush()
     source = studio.comparison.clips[ViewKind.SOURCE]
     cell = studio.predictions.cells[("action", ViewKind.SOURCE)].text()
-    assert f"<b>" in cell and f"action {source.action} ✔" in cell  # the fake favours the true action
+    assert "<b>" in cell and f"action {source.action} ✔" in cell  # the fake favours the true action
     identity = studio.predictions.cells[("subject", ViewKind.SOURCE)].text()
     assert f"subject {source.subject} ✔" in identity
     assert "frame 11" in studio.predictions.header.text()

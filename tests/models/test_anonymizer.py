@@ -15,14 +15,6 @@ from dtmr.models.anonymizer import fill_missing_joints
 from dtmr.skeleton import get_topology, normalize, to_ntu25
 
 
-@pytest.fixture(autouse=True)
-def _one_thread():
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
-
-
 def walking_clip(topology: str, frames: int, seed: int, subject: int = 1) -> Clip:
     """A skeleton drifting and swaying in a rotated, translated camera space (not normalized)."""
     rng = np.random.default_rng(seed)

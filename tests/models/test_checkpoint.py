@@ -23,14 +23,6 @@ from dtmr.models import (
 from dtmr.skeleton import get_topology
 
 
-@pytest.fixture(autouse=True)
-def _one_thread():
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
-
-
 @pytest.fixture(scope="module")
 def model() -> DisentangledTMR:
     torch.manual_seed(0)

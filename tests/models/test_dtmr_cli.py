@@ -5,18 +5,9 @@ from __future__ import annotations
 import json
 
 import pytest
-import torch
 
 from dtmr.bench.model import run_model_benchmark
 from dtmr.cli import build_parser, main
-
-
-@pytest.fixture(autouse=True)
-def _one_thread():
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
 
 
 def test_summary_json(capsys):

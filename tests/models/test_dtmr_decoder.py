@@ -2,21 +2,12 @@
 
 from __future__ import annotations
 
-import pytest
 import torch
 from torch.nn.attention import SDPBackend, sdpa_kernel
 from torch.utils.flop_counter import FlopCounterMode
 
 from dtmr.bench.model import decoder_generation_flops
 from dtmr.models import DisentangledTMR, DTMRConfig
-
-
-@pytest.fixture(autouse=True)
-def _one_thread():
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
 
 
 def small_model(seed: int = 0, topology: str = "ntu25") -> DisentangledTMR:

@@ -8,14 +8,6 @@ import torch
 from dtmr.models import DisentangledTMR, DTMRConfig
 from dtmr.models.config import PRESET_NAMES
 
-@pytest.fixture(autouse=True)
-def _one_thread():
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
-
-
 PAPER = {"total": 22.7e6, "action_encoder": 4.9e6, "mixformer": 2.3e6, "identity_encoder": 0.8e6, "decoder": 17.0e6}
 
 

@@ -59,7 +59,6 @@ def _epoch_losses(out: Path) -> list[dict]:
 
 @pytest.mark.parametrize("stage", [1, 2, 3])
 def test_each_stage_lowers_its_loss(tiny_library, tmp_path, stage):
-    torch.set_num_threads(1)
     epochs = [0, 0, 0]
     epochs[stage - 1] = 6
     data = load_training_data(tiny_library, "synthetic")
