@@ -52,9 +52,11 @@ def register(subparsers) -> None:
 
     synth = actions.add_parser("synth", help="write a library of synthetic ntu25 clips")
     synth.add_argument("-o", "--output", required=True, metavar="OUT.h5")
-    for name in ("subjects", "actions", "repetitions"):
+    for name in ("subjects", "actions", "repetitions", "views"):
         synth.add_argument(f"--{name}", type=positive_int, metavar="N", help="default: the generator's")
     synth.add_argument("--seed", type=int, metavar="S", help="default: the generator's")
+    synth.add_argument("--noise", type=float, metavar="X", help="scale of the Kinect-like noise (0 = clean; "
+                       "default: the generator's 1.0)")
     synth.set_defaults(func=run_synth)
 
 
@@ -274,11 +276,11 @@ def run_export(args) -> int:
 def run_synth(args) -> int:
     from ..io.library import ClipLibrary
 
-    try:
-        from ..data.synthetic import SYNTHETIC_ACTION_NAMES, generate_clips
-    except ImportError as exc:
-        raise DtmrError(f"the synthetic generator is not available ({exc})") from None
-    options = {name: getattr(args, name) for name in ("subjects", "actions", "repetitions", "seed")}
+    from ..data.synthetic import SYNTHETIC_ACTION_NAMES, generate_clips
+
+    if args.noise is not None and args.noise < 0:
+        raise DtmrError("--noise cannot be negative")
+    options = {name: getattr(args, name) for name in ("subjects", "actions", "repetitions", "views", "seed", "noise")}
     clips = generate_clips(**{name: value for name, value in options.items() if value is not None})
     # synthetic action labels are 1-based like NTU's; action_names is indexed by the label itself
     action_names = ["", *SYNTHETIC_ACTION_NAMES]

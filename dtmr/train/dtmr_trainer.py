@@ -8,7 +8,8 @@ per quadruplet:
     cross  A(P2,A2) + I(P1,A1) -> x(P1,A2)      self  A(P2,A2) + I(P2,A1) -> x(P2,A2)
 
 and every loss on the output is computed on the β-blend `out = β·D + (1-β)·src` (the decoder learns what
-complements the source). Teacher forcing feeds the decoder the output it should produce,
+complements the source). A cross target is another performance than its source, so it is first warped onto
+the source's timing (`alignment.align_to_source`, dynamic time warping on bone directions). Teacher forcing feeds the decoder the output it should produce,
 `D* = (target - (1-β)·src) / β`, shifted by one frame; one draw per batch decides (the stage's schedule).
 
 Stage 1 (decoder frozen): action CE, identity CE, SupCon, KL(identity adversary || uniform),
@@ -37,6 +38,7 @@ from ..models.config import DTMRConfig
 from ..models.dtmr import DisentangledTMR
 from ..models.interface import blend_release
 from . import losses as L
+from .alignment import align_to_source
 from .data import TrainingData
 from .distributed import DistributedContext
 from .heads import AuxiliaryHeads, Critics
@@ -134,6 +136,8 @@ class GeneratorLoss(nn.Module):
 
             src = torch.cat([x[:, a] for a, _, _ in DECODE_PAIRS])  # (4B, 64, J, 3), pair-major
             target = torch.cat([x[:, t] for _, _, t in DECODE_PAIRS])
+            cross = slice(0, CROSS_PAIRS * b)  # the self pairs' targets are their sources
+            target[cross] = align_to_source(target[cross], src[cross], model.topology)
             memory = torch.cat([view(action_features, a) for a, _, _ in DECODE_PAIRS])
             ident = torch.cat([view(identity, i) for _, i, _ in DECODE_PAIRS])
             target_fps = torch.cat([fps[:, t] for _, _, t in DECODE_PAIRS])
@@ -148,16 +152,15 @@ class GeneratorLoss(nn.Module):
             terms["smoothness"] = L.smoothness_loss(out, target)
             terms["foot_contact"] = L.foot_contact_loss(out, target, topo, target_fps)
             terms["joint_range"] = L.joint_range_loss(out, target, topo)
-            saved.update(out=out.detach(), target=target,
+            saved.update(out=out.detach(), real=clips, real_actions=act,
                          source_actions=torch.cat([actions[:, a] for a, _, _ in DECODE_PAIRS]),
                          source_subjects=torch.cat([subjects[:, a] for a, _, _ in DECODE_PAIRS]))
             if stage == 3:
-                cross = out[: CROSS_PAIRS * b]
                 terms["output_action_ce"] = L.classification_loss(frozen(heads.output_classifier)(out),
                                                                   saved["source_actions"])
                 terms["discriminator"] = L.generator_adversarial_loss(frozen(critics.discriminator)(out))
                 terms["output_identity_adversary"] = L.kl_to_uniform(
-                    frozen(critics.output_identity_adversary)(cross))
+                    frozen(critics.output_identity_adversary)(out[cross]))
         return terms, saved
 
 
@@ -265,9 +268,9 @@ class DTMRTrainer(EpochTrainer):
             losses["critic_output_adversary"] = L.adversary_loss(
                 self.critic_steps["output_adversary"], saved["out"][:n_cross], saved["source_subjects"][:n_cross])
             losses["critic_discriminator"] = L.discriminator_loss(
-                self.critic_steps["discriminator"], saved["target"], saved["out"])
+                self.critic_steps["discriminator"], saved["real"], saved["out"])
             losses["critic_output_classifier"] = L.adversary_loss(
-                self.critic_steps["output_heads"], saved["target"], saved["source_actions"])
+                self.critic_steps["output_heads"], saved["real"], saved["real_actions"])
         if not losses:
             return {}
         for name in self.critic_steps:
