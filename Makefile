@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 # torch is pinned here, in the install step: an unpinned torch pulls a multi-GB CUDA build.
 TORCH_PIN := torch==2.13.0
 
-.PHONY: install run test display-deps clean demo-library models
+.PHONY: install run test display-deps clean demo-library models dist wheel
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -61,3 +61,24 @@ models: install
 	cp $(MODEL_BUILD)/recognizers/action.pt $(MODEL_BUILD)/recognizers/subject.pt resources/models/
 	cp $(MODEL_BUILD)/dtmr_b0.2/model.pt resources/models/dtmr_small_beta0.2.pt
 	cp $(MODEL_BUILD)/dtmr_b1.0/model.pt resources/models/dtmr_small_beta1.0.pt
+
+# ---- distribution (docs/packaging.md) --------------------------------------------------------------------
+# `make dist`: the PyInstaller onedir build in dist/dtmr-studio-<variant>/, then its self-test under Xvfb.
+# `make dist DTMR_BUILD_VARIANT=gpu` builds the CUDA variant (needs a CUDA torch in .venv).
+# `make wheel`: the sdist and the wheel in dist/.
+DTMR_BUILD_VARIANT ?= cpu
+PACKAGING_STAMP := $(VENV)/.packaging-installed
+DIST_FOLDER := dist/dtmr-studio-$(DTMR_BUILD_VARIANT)
+
+$(PACKAGING_STAMP): $(STAMP)
+	$(BIN)/python -m pip install --quiet -e '.[dev,packaging]'
+	@touch $@
+
+dist: $(PACKAGING_STAMP) display-deps
+	DTMR_BUILD_VARIANT=$(DTMR_BUILD_VARIANT) $(BIN)/pyinstaller --noconfirm --log-level WARN \
+	  --distpath dist --workpath build/pyinstaller packaging/dtmr_studio.spec
+	bash packaging/run_self_test.sh $(DIST_FOLDER)/dtmr-studio build/self-test-$(DTMR_BUILD_VARIANT).png
+	@du -sh $(DIST_FOLDER)
+
+wheel: $(PACKAGING_STAMP)
+	$(BIN)/python -m build --outdir dist .

@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 from PySide6.QtCore import QCoreApplication, Qt
+from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication
 
 from dtmr import __version__
@@ -42,6 +43,10 @@ def application() -> QApplication:
         app = QApplication(sys.argv[:1])
     app.setApplicationName("DTMR Studio")
     app.setOrganizationName("DTMR")
+    app.setDesktopFileName("dtmr-studio")  # matches packaging/dtmr-studio.desktop (taskbar icon on Wayland)
+    icon = resource_path("icons", "dtmr-studio.png")
+    if icon.is_file():
+        app.setWindowIcon(QIcon(str(icon)))
     return app
 
 

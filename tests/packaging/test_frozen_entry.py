@@ -1,0 +1,40 @@
+"""The frozen `dtmr-studio` program also serves the `python [-u] -m MODULE` calls of the Trainer tab."""
+
+from __future__ import annotations
+
+import importlib.util
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+_spec = importlib.util.spec_from_file_location("studio_entry", REPO / "packaging" / "studio_entry.py")
+studio_entry = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(studio_entry)
+
+
+@pytest.mark.parametrize(("argv", "expected"), [
+    (["-m", "dtmr", "train", "--data", "x.h5"], ("dtmr", ["train", "--data", "x.h5"], False)),
+    (["-u", "-m", "dtmr", "train"], ("dtmr", ["train"], True)),
+    (["-m", "torch.distributed.run", "--nproc_per_node", "2", "-m", "dtmr", "train"],
+     ("torch.distributed.run", ["--nproc_per_node", "2", "-m", "dtmr", "train"], False)),
+    ([], None),
+    (["library.h5"], None),
+    (["--self-test", "out.png"], None),
+    (["-m", "os"], None),  # only the modules the Studio starts
+    (["-m"], None),
+])
+def test_module_invocation(argv, expected):
+    assert studio_entry.module_invocation(argv) == expected
+
+
+def test_the_entry_runs_dtmr_as_a_module_and_passes_its_exit_status(tmp_path):
+    script = REPO / "packaging" / "studio_entry.py"
+    ok = subprocess.run([sys.executable, str(script), "-u", "-m", "dtmr", "--version"], cwd=REPO,
+                        check=False, capture_output=True, text=True, timeout=60)
+    assert ok.returncode == 0 and ok.stdout.startswith("dtmr "), ok.stderr
+    bad = subprocess.run([sys.executable, str(script), "-m", "dtmr", "data", "info", str(tmp_path / "none.h5")],
+                         cwd=REPO, check=False, capture_output=True, text=True, timeout=60)
+    assert bad.returncode == 2 and "none.h5" in bad.stderr
