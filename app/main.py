@@ -19,6 +19,7 @@ from dtmr import __version__
 from dtmr.resources import DEMO_LIBRARY, resource_path
 
 from .core.cpu_sharing import share_cpu_with_ui
+from .workers.gui_thread_gc import install_gui_thread_gc
 
 EXIT_NO_OPENGL = 3
 
@@ -41,6 +42,7 @@ def application() -> QApplication:
     if app is None:
         QCoreApplication.setAttribute(Qt.ApplicationAttribute.AA_ShareOpenGLContexts)
         app = QApplication(sys.argv[:1])
+    install_gui_thread_gc(app)  # Qt objects in garbage cycles die on the GUI thread, never on a worker's
     app.setApplicationName("DTMR Studio")
     app.setOrganizationName("DTMR")
     app.setDesktopFileName("dtmr-studio")  # matches packaging/dtmr-studio.desktop (taskbar icon on Wayland)

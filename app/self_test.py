@@ -1,8 +1,11 @@
-"""`dtmr-studio --self-test OUT.png`: open the main window on a library, anonymize the first clip, render
-the three views, check that each shows a skeleton, write a screenshot and exit 0 (1 on any failure).
+"""`dtmr-studio --self-test OUT.png`: open the main window on a library, anonymize the first clip with the
+bundled model, render the three views, check that each shows a skeleton, write a screenshot and exit 0
+(1 on any failure, with a one-line reason).
 
-Every step prints one line, including which model produced the views: while no checkpoint is bundled
-the development fallback (an untrained model) is used and the output says so.
+The models are the bundled ones (`resources/models/`; the settings are a fresh temporary file, so no
+checkpoint the user added can stand in): without a bundled retargeting checkpoint the self-test fails.
+The bundled recognizers run when present, and then the predictions must be there. Every step prints
+one line, including which checkpoints produced the views.
 """
 
 from __future__ import annotations
@@ -42,8 +45,9 @@ def wait_until(app: QApplication, condition: Callable[[], bool], timeout_s: floa
         time.sleep(0.01)
 
 
-def run_self_test(app: QApplication, library: Path, out_png: Path, gl_line: str,
+def run_self_test(app: QApplication, library: Path, out_png: Path, gl_line: str, clip: int = 0,
                   timeout_s: float = TIMEOUT_S) -> int:
+    """The self-test on clip number `clip` of `library`; prints its steps and returns the exit status."""
     print(f"self-test: {gl_line}", flush=True)
     if not library.exists():
         print(f"self-test: FAILED: library {library} does not exist (is the demo library bundled?)", flush=True)
@@ -53,7 +57,7 @@ def run_self_test(app: QApplication, library: Path, out_png: Path, gl_line: str,
         settings = QSettings(str(Path(folder) / "settings.ini"), QSettings.Format.IniFormat)
         window = MainWindow(settings)
         try:
-            _run(app, window, library, out_png, timeout_s)
+            _run(app, window, library, clip, out_png, timeout_s)
         except SelfTestFailure as exc:
             print(f"self-test: FAILED: {exc}", flush=True)
             return 1
@@ -64,21 +68,36 @@ def run_self_test(app: QApplication, library: Path, out_png: Path, gl_line: str,
     return 0
 
 
-def _run(app: QApplication, window: MainWindow, library: Path, out_png: Path, timeout_s: float) -> None:
+def _run(app: QApplication, window: MainWindow, library: Path, clip: int, out_png: Path, timeout_s: float) -> None:
     errors: list[str] = []
-    window.controller.error.connect(errors.append)
+    controller = window.controller
+    controller.error.connect(errors.append)
     window.resize(1500, 920)
     window.show()
+
+    def check(condition: Callable[[], bool]) -> Callable[[], bool]:
+        def checked() -> bool:
+            if errors:
+                raise SelfTestFailure(errors[0])
+            return condition()
+        return checked
+
+    wait_until(app, check(lambda: controller.catalog_scanned), timeout_s, "the scan of the model folder")
+    catalog = controller.catalog
+    if not catalog.retargeters:
+        raise SelfTestFailure(f"no retargeting checkpoint in {controller.models_dir} (a release bundles the "
+                              "trained DisentangledTMR checkpoints there)")
+    print(f"self-test: models in {controller.models_dir}: {len(catalog.retargeters)} retargeting, recognizers: "
+          f"{', '.join(sorted(catalog.recognizers)) or 'none (no predictions)'}", flush=True)
     print(f"self-test: opening {library}", flush=True)
     window.open_path(library)
-    controller = window.controller
-
-    def settled() -> bool:
-        if errors:
-            raise SelfTestFailure(errors[0])
-        return ViewKind.RELEASED in window.comparison.clips and not controller.busy
-
-    wait_until(app, settled, timeout_s, "the library, the model and the recognizers")
+    wait_until(app, check(lambda: controller.library is not None), timeout_s, "the library")
+    if not 0 <= clip < len(controller.library.source):
+        raise SelfTestFailure(f"{library} has no clip number {clip} (it holds {len(controller.library.source)})")
+    window.library_panel.select_clip(clip)
+    shown = check(lambda: window.selection.source_index == clip and ViewKind.RELEASED in window.comparison.clips
+                  and not controller.busy)
+    wait_until(app, shown, timeout_s, "the model and the recognizers")
     app.processEvents()
     if errors:
         raise SelfTestFailure(errors[0])
@@ -86,12 +105,12 @@ def _run(app: QApplication, window: MainWindow, library: Path, out_png: Path, ti
     reference = window.comparison.reference
     print(f"self-test: {len(controller.library.source)} clips; source {source.name}, reference {reference.name}",
           flush=True)
-    if controller.model is None:
-        print("self-test: no bundled checkpoint in resources/models/ -- using the development fallback", flush=True)
     print(f"self-test: model: {window.comparison.model_note}", flush=True)
     recognition = window.comparison.recognition
     tasks = sorted(recognition.tasks) if recognition is not None else []
-    print(f"self-test: recognizers: {', '.join(tasks) if tasks else 'none bundled (no predictions)'}", flush=True)
+    if tasks != sorted(catalog.recognizers):
+        raise SelfTestFailure(f"predictions for {tasks or 'nothing'}, expected {sorted(catalog.recognizers)}")
+    print(f"self-test: predictions: {', '.join(tasks) if tasks else 'none (no recognizer bundled)'}", flush=True)
     window.clock.seek(window.comparison.length // 2)
     window.coalescer.flush()
     app.processEvents()

@@ -15,6 +15,8 @@ from dtmr.errors import CheckpointError
 
 CHECKPOINT_SUFFIXES = (".pt", ".pth", ".ckpt")
 RECOGNIZER_METHOD = "sgn"
+#: the β selected first when no model was chosen before (DESIGN §3: 0.2 is the recommended trade-off)
+RECOMMENDED_BETA = 0.2
 METHOD_NAMES = {"dtmr": "DisentangledTMR", "disentangledtmr": "DisentangledTMR", "dmr": "DMR", "pmr": "PMR",
                 "naive": "Naive retarget", "noise": "Noise", "sgn": "SGN"}
 
@@ -93,6 +95,11 @@ class ModelCatalog:
     def find(self, path: str | Path) -> CheckpointInfo | None:
         path = Path(path)
         return next((r for r in self.retargeters if r.path == path), None)
+
+    def recommended(self) -> CheckpointInfo | None:
+        """The first retargeter of the recommended β, else the first retargeter (None when there is none)."""
+        best = [r for r in self.retargeters if r.beta is not None and abs(r.beta - RECOMMENDED_BETA) < 1e-6]
+        return (best or self.retargeters or [None])[0]
 
     def full_model(self, like: CheckpointInfo | None) -> CheckpointInfo | None:
         """The β = 1 checkpoint of the same method as `like` (any β = 1 retargeter when `like` is None)."""

@@ -6,6 +6,9 @@ the catalogue has one (DESIGN §6), else from the selected model's own D (`retar
 Loaded anonymizers are cached per (checkpoint entry, device) inside the runner, which lives on its
 worker thread, so switching clips does not reload weights; an entry includes the file's modification
 time, so a checkpoint rewritten in place is loaded again.
+
+There is always a checkpoint behind a request: without one the controller submits nothing and the
+model views say that a checkpoint is needed (`NO_MODEL_MESSAGE`).
 """
 
 from __future__ import annotations
@@ -16,14 +19,16 @@ from typing import Any
 
 from .cancel import CancelToken, ProgressFn
 from .checkpoints import CheckpointInfo
-from .fallback_model import fresh_small_anonymizer
+
+#: shown in place of the retargeted and released views while the catalogue holds no retargeting checkpoint
+NO_MODEL_MESSAGE = "No model: add a retargeting checkpoint in the Model panel (Add checkpoint…)."
 
 
 @dataclass(frozen=True)
 class RetargetRequest:
     source: Any  # dtmr.Clip
     reference: Any  # dtmr.Clip
-    model: CheckpointInfo | None  # None: no checkpoint available, use the development fallback
+    model: CheckpointInfo
     full_model: CheckpointInfo | None
     device: str | None
 
@@ -33,15 +38,11 @@ class RetargetResult:
     request: RetargetRequest
     retargeted: Any
     released: Any
-    #: what produced the views, shown above them
+    #: what produced the views, shown under them
     note: str
-    #: set when a development fallback (not a trained checkpoint) produced the views
-    fallback: str | None = None
 
 
 LoadAnonymizer = Callable[[CheckpointInfo, str | None], Any]
-#: (topology name, device) -> (anonymizer-like object, one-line description of the fallback)
-MakeFallback = Callable[[str, str | None], tuple[Any, str]]
 
 
 def load_anonymizer(info: CheckpointInfo, device: str | None) -> Any:
@@ -53,21 +54,19 @@ def load_anonymizer(info: CheckpointInfo, device: str | None) -> Any:
 class Retargeting:
     """The job run by the inference worker: ``Retargeting()(request, token, progress)``."""
 
-    def __init__(self, load: LoadAnonymizer = load_anonymizer,
-                 fallback: MakeFallback | None = fresh_small_anonymizer) -> None:
+    def __init__(self, load: LoadAnonymizer = load_anonymizer) -> None:
         self._load = load
-        self._fallback = fallback
-        self._cache: dict[tuple[Any, str | None], Any] = {}
+        self._cache: dict[tuple[CheckpointInfo, str | None], Any] = {}
 
     def __call__(self, request: RetargetRequest, token: CancelToken, progress: ProgressFn) -> RetargetResult:
         steps = 2 if request.full_model is not None and request.full_model != request.model else 1
         progress(0, steps + 1, "loading model")
-        model, fallback = self._model(request, token)
+        model = self._cached(request.model, request.device)
         token.check()
         progress(1, steps + 1, "running the model")
         retargeted, released = model.retarget_pair(request.source, request.reference)
         token.check()
-        note = fallback or request.model.label
+        note = request.model.label
         if steps == 2:
             full = self._cached(request.full_model, request.device)
             token.check()
@@ -75,18 +74,7 @@ class Retargeting:
             retargeted, _ = full.retarget_pair(request.source, request.reference)
             note = f"{note}; retargeted view: {request.full_model.label}"
         progress(steps + 1, steps + 1, "done")
-        return RetargetResult(request, retargeted, released, note, fallback)
-
-    def _model(self, request: RetargetRequest, token: CancelToken) -> tuple[Any, str | None]:
-        if request.model is not None:
-            return self._cached(request.model, request.device), None
-        if self._fallback is None:
-            raise LookupError("no retargeting model: add a checkpoint in the Model panel")
-        key = ("fallback", request.source.topology, request.device)
-        if key not in self._cache:
-            self._cache[key] = self._fallback(request.source.topology, request.device)
-        token.check()
-        return self._cache[key]
+        return RetargetResult(request, retargeted, released, note)
 
     def _cached(self, info: CheckpointInfo, device: str | None) -> Any:
         key = (info, device)

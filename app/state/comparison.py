@@ -35,7 +35,8 @@ class Comparison:
     """Signals: `clips_changed()`, `status_changed(str)`, `recognition_changed()`.
 
     `clips` maps a `ViewKind` to a `dtmr.Clip`; the model views are absent until inference returns.
-    `model_note` says which model produced them (and whether it is a development fallback).
+    `model_note` says which model produced them. `unavailable` says why the model views cannot be made
+    at all (no retargeting checkpoint, no reference); it is "" while they are shown or on their way.
     """
 
     def __init__(self) -> None:
@@ -44,6 +45,7 @@ class Comparison:
         self._feet_of: dict[ViewKind, Any] = {}  # the clip each entry of `feet` was computed from
         self.reference: Any = None
         self.model_note = ""
+        self.unavailable = ""
         self.status = "No clip selected"
         self.busy = False
         self.recognition: Any = None  # app.core.recognition.RecognitionResult
@@ -76,7 +78,20 @@ class Comparison:
         self.clips[ViewKind.RETARGETED] = retargeted
         self.clips[ViewKind.RELEASED] = released
         self.model_note = model_note
+        self.unavailable = ""
         self._update_feet()
+        self.clips_changed.emit()
+
+    def set_unavailable(self, reason: str) -> None:
+        """The model views cannot be made (`reason`, one line): drop them; "" when they are coming again."""
+        if reason == self.unavailable and (not reason or ViewKind.RELEASED not in self.clips):
+            return
+        self.unavailable = reason
+        if reason:
+            self.clips.pop(ViewKind.RETARGETED, None)
+            self.clips.pop(ViewKind.RELEASED, None)
+            self.model_note = ""
+            self._update_feet()
         self.clips_changed.emit()
 
     def set_recognition(self, result: Any, pending: bool = False) -> None:

@@ -25,6 +25,7 @@ from .. import __doc__ as app_doc
 from ..core.export_job import export_comparison
 from ..core.library import OPEN_FILTER, OpenedLibrary
 from ..core.model_scan import ScanResult
+from ..core.retargeting import NO_MODEL_MESSAGE
 from ..state.comparison import Comparison
 from ..state.playback import LoopMode, PlaybackClock
 from ..state.selection import ReferenceChoice, Selection
@@ -276,12 +277,12 @@ class MainWindow(QMainWindow):
 
     def _catalog_changed(self, result: ScanResult) -> None:
         selected = "" if self.controller.model is None else str(self.controller.model.path)
-        self.model_panel.show_catalog(result.catalog, selected)
+        self.model_panel.show_catalog(result.catalog, selected, self.controller.models_dir)
         self.model_panel.show_devices(result.devices, self.controller.device)
         self.trainer.set_devices(result.devices)
         if not result.catalog.retargeters:
-            self.status_label.setText("No retargeting checkpoint: the model views use a freshly initialised "
-                                      "model (development fallback).")
+            self.status_label.setText(NO_MODEL_MESSAGE)
+            self.docks["model"].raise_()  # where the checkpoint is added
 
     def _status_changed(self, status: str) -> None:
         self.model_panel.show_status(status, self.comparison.busy)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QComboBox,
@@ -67,7 +69,8 @@ class ModelPanel(QWidget):
         layout.addWidget(self.status_label)
         layout.addWidget(self.busy)
 
-    def show_catalog(self, catalog: ModelCatalog, selected: str) -> None:
+    def show_catalog(self, catalog: ModelCatalog, selected: str, models_dir: Path) -> None:
+        """List the retargeters (selecting the path `selected`) and the recognizers found in `models_dir`."""
         self.list.blockSignals(True)
         self.list.clear()
         for info in catalog.retargeters:
@@ -80,8 +83,8 @@ class ModelPanel(QWidget):
         self.list.blockSignals(False)
         notes = []
         if not catalog.retargeters:
-            notes.append("No retargeting checkpoint found in resources/models/. "
-                         "Add one, or train one in the Train tab.")
+            notes.append(f"No retargeting checkpoint in {models_dir}: the retargeted and released views "
+                         "stay empty. Add one with Add checkpoint…, or train one in the Train tab.")
         notes += catalog.problems
         self.empty_label.setText("\n".join(notes))
         self.empty_label.setVisible(bool(notes))

@@ -18,15 +18,12 @@ from ..core.checkpoints import CheckpointInfo, ModelCatalog
 from ..core.library import OpenedLibrary, open_library
 from ..core.model_scan import ScanRequest, ScanResult, scan_models
 from ..core.recognition import Recognition, RecognitionRequest, RecognitionResult
-from ..core.retargeting import RetargetRequest, RetargetResult, Retargeting
+from ..core.retargeting import NO_MODEL_MESSAGE, RetargetRequest, RetargetResult, Retargeting
 from ..state.comparison import VIEWS, Comparison, ViewKind
 from ..state.playback import PlaybackClock
 from ..state.selection import Selection
 from ..state.settings import SettingsModel
 from ..workers.job_thread import JobThread
-
-#: the β the Studio selects first when no model was chosen before (DESIGN §3: 0.2 is recommended)
-RECOMMENDED_BETA = 0.2
 
 
 class StudioController(QObject):
@@ -49,6 +46,8 @@ class StudioController(QObject):
         self.models_dir = Path(models_dir) if models_dir is not None else resource_path(*MODELS_DIR)
         self.library: OpenedLibrary | None = None
         self.catalog = ModelCatalog()
+        #: False until the first scan of the model folders has finished
+        self.catalog_scanned = False
         self.devices: list[str] = ["cpu"]
         self.model: CheckpointInfo | None = None
         self.device = "cpu"
@@ -103,15 +102,25 @@ class StudioController(QObject):
         """Retarget the current pair with the current model (superseding any running request).
 
         The views keep the previous output of the same pair until the new one arrives (a new source
-        has already cleared them), so switching models or devices does not blank the screen.
+        has already cleared them), so switching models or devices does not blank the screen. Without
+        a retargeting checkpoint nothing runs: the model views say that one is needed.
         """
         source = self.comparison.clips.get(ViewKind.SOURCE)
         reference = self.comparison.reference
         if source is None or reference is None:
             return
+        if self.model is None and not self.catalog_scanned:
+            self.comparison.set_status("Looking for retargeting checkpoints…")
+            return  # the scan's end runs this again
+        if self.model is None:
+            self.threads["inference"].cancel()
+            self._latest.pop("inference", None)  # a result still on its way came from a model now gone
+            self.comparison.set_unavailable(NO_MODEL_MESSAGE)
+            self.comparison.set_status(NO_MODEL_MESSAGE)
+            return
         request = RetargetRequest(source, reference, self.model, self.catalog.full_model(self.model), self.device)
-        what = self.model.label if self.model else "a freshly initialised model (no checkpoint)"
-        self.comparison.set_status(f"Retargeting with {what}…", busy=True)
+        self.comparison.set_unavailable("")
+        self.comparison.set_status(f"Retargeting with {self.model.label}…", busy=True)
         self._submit("inference", request)
 
     def shutdown(self) -> None:
@@ -141,20 +150,21 @@ class StudioController(QObject):
         if not self._is_latest("models", request_id):
             return
         before = (self.model, self.catalog.full_model(self.model), self.device)
+        first_scan = not self.catalog_scanned
         self.catalog = result.catalog
+        self.catalog_scanned = True
         self.devices = result.devices
         self.device = self.settings.get("device") if self.settings.get("device") in result.devices else result.devices[0]
         self.model = self._default_model(result.catalog)
         self.catalog_changed.emit(result)
-        if (self.model, self.catalog.full_model(self.model), self.device) != before:
+        if first_scan or (self.model, self.catalog.full_model(self.model), self.device) != before:
             self.run_inference()
 
     def _default_model(self, catalog: ModelCatalog) -> CheckpointInfo | None:
         last = catalog.find(self.settings.get("last_model")) if self.settings.get("last_model") else None
         if last is not None:
             return last
-        recommended = [r for r in catalog.retargeters if r.beta is not None and abs(r.beta - RECOMMENDED_BETA) < 1e-6]
-        return (recommended or catalog.retargeters or [None])[0]
+        return catalog.recommended()
 
     def _pair_changed(self) -> None:
         sel, library = self.selection, self.library
@@ -169,7 +179,9 @@ class StudioController(QObject):
         self.clock.set_length(self.comparison.length, self.comparison.fps)
         self._run_recognition()
         if reference is None:
-            self.comparison.set_status("No reference: the library has no clip of another subject")
+            reason = "No reference: the library has no clip of another subject"
+            self.comparison.set_unavailable(reason)
+            self.comparison.set_status(reason)
             return
         self.run_inference()
 
@@ -181,11 +193,10 @@ class StudioController(QObject):
         if not self._is_latest("inference", request_id):
             return
         self.last_result = result
-        note = result.note if result.fallback is None else f"⚠ {result.note}"
-        self.comparison.set_outputs(result.retargeted, result.released, note)
+        self.comparison.set_outputs(result.retargeted, result.released, result.note)
         self.comparison.set_status("Ready")
         self.clock.set_length(self.comparison.length, self.comparison.fps)
-        self.message.emit(note)
+        self.message.emit(result.note)
         self._run_recognition()
 
     def _run_recognition(self) -> None:

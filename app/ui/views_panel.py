@@ -1,4 +1,8 @@
-"""The three synchronized 3-D views (source, retargeted, released) and their camera/overlay toolbar."""
+"""The three synchronized 3-D views (source, retargeted, released) and their camera/overlay toolbar.
+
+When the model views cannot be made (`Comparison.unavailable`: no retargeting checkpoint, no
+reference), each of them is replaced by a message saying why and what to do, in the view's own place.
+"""
 
 from __future__ import annotations
 
@@ -10,10 +14,13 @@ from PySide6.QtWidgets import (
     QLabel,
     QSizePolicy,
     QSpinBox,
+    QStackedWidget,
     QToolButton,
     QVBoxLayout,
     QWidget,
 )
+
+from dtmr.render.style import DEFAULT_STYLE
 
 from ..render_gl.camera_link import CameraLink
 from ..render_gl.skeleton_view import PRESETS, SkeletonView
@@ -24,6 +31,9 @@ SUBTITLES = {
     ViewKind.RETARGETED: "full decoder output D(source action, reference body)",
     ViewKind.RELEASED: "β-blended output of the selected model",
 }
+MODEL_VIEWS = (ViewKind.RETARGETED, ViewKind.RELEASED)
+#: stack pages of a model view
+VIEW_PAGE, MESSAGE_PAGE = 0, 1
 
 
 class ViewsPanel(QWidget):
@@ -33,6 +43,13 @@ class ViewsPanel(QWidget):
         self.views = {kind: SkeletonView() for kind in VIEWS}
         self.titles = {kind: QLabel() for kind in VIEWS}
         self.notes = {kind: QLabel() for kind in VIEWS}
+        self.messages = {kind: self._message_label() for kind in MODEL_VIEWS}
+        self.stacks: dict[ViewKind, QStackedWidget] = {}
+        for kind in MODEL_VIEWS:
+            stack = QStackedWidget()
+            stack.addWidget(self.views[kind].widget)
+            stack.addWidget(self.messages[kind])
+            self.stacks[kind] = stack
         self.link = CameraLink([self.views[k] for k in VIEWS])
         self._held: dict[ViewKind, bool] = {}
         self._shown: dict[ViewKind, object] = {}
@@ -48,7 +65,7 @@ class ViewsPanel(QWidget):
                 label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
             self.titles[kind].setTextFormat(Qt.TextFormat.RichText)
             grid.addWidget(self.titles[kind], 0, column)
-            grid.addWidget(self.views[kind].widget, 1, column)
+            grid.addWidget(self.stacks[kind] if kind in self.stacks else self.views[kind].widget, 1, column)
             grid.addWidget(self.notes[kind], 2, column)
             grid.setColumnStretch(column, 1)
         grid.setRowStretch(1, 1)
@@ -102,6 +119,18 @@ class ViewsPanel(QWidget):
         for view in self.views.values():
             view.dispose()
 
+    @staticmethod
+    def _message_label() -> QLabel:
+        label = QLabel()
+        label.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        label.setWordWrap(True)
+        label.setMinimumSize(160, 160)
+        label.setMargin(16)
+        background = "rgb({}, {}, {})".format(*DEFAULT_STYLE.background)
+        text = "rgb({}, {}, {})".format(*DEFAULT_STYLE.text)
+        label.setStyleSheet(f"QLabel {{ background: {background}; color: {text}; font-size: 15px; }}")
+        return label
+
     # --- content ---------------------------------------------------------------------------------
     def refresh_clips(self) -> None:
         """Load the comparison's clips into the views (a new source resets the cameras)."""
@@ -115,6 +144,9 @@ class ViewsPanel(QWidget):
                 self.views[kind].set_clip(None)
             else:
                 self.views[kind].set_clip(clip.joints, clip.topology, c.feet.get(kind))
+        for kind in MODEL_VIEWS:
+            self.messages[kind].setText(c.unavailable)
+            self.stacks[kind].setCurrentIndex(MESSAGE_PAGE if c.unavailable else VIEW_PAGE)
         if self.link.enabled:
             self.link.set_enabled(True, leader=self.views[ViewKind.SOURCE])
         self._held = {}
@@ -143,7 +175,7 @@ class ViewsPanel(QWidget):
             held = " <i>(holding its last frame)</i>" if self._held.get(kind) else ""
             self.titles[kind].setText(f"<b>{kind.title}</b> — {SUBTITLES[kind]}{held}")
             if clip is None:
-                note = "No clip selected." if kind is ViewKind.SOURCE else c.status
+                note = "No clip selected." if kind is ViewKind.SOURCE else "" if c.unavailable else c.status
             else:
                 sliding = c.feet[kind].mean if kind in c.feet else float("nan")
                 note = f"{clip.name} · {clip.num_frames} frames · mean foot sliding {sliding:.3f} m/s"

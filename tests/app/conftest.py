@@ -20,7 +20,28 @@ QCoreApplication.setAttribute(Qt.ApplicationAttribute.AA_ShareOpenGLContexts)
 
 from app.core.recognition import Recognition  # noqa: E402
 from app.core.retargeting import Retargeting  # noqa: E402
-from studio_fakes import ACTION_NAMES, FakeAnonymizer, FakeRecognizer, make_clip  # noqa: E402
+from app.workers.gui_thread_gc import install_gui_thread_gc  # noqa: E402
+from studio_fakes import (  # noqa: E402
+    ACTION_NAMES,
+    FakeAnonymizer,
+    FakeRecognizer,
+    make_clip,
+    save_fake_checkpoint,
+)
+
+#: the β of the DisentangledTMR checkpoints a release bundles (resources/models/dtmr_small_beta{β}.pt)
+BUNDLED_BETAS = (0.2, 1.0)
+
+
+@pytest.fixture(autouse=True, scope="package")
+def garbage_collected_on_the_gui_thread(qapp):
+    """As in the Studio (`app.main.application`): no worker thread ever collects a previous test's widgets.
+
+    Automatic collection comes back after the last Studio test, for the rest of the suite.
+    """
+    collector = install_gui_thread_gc(qapp)
+    yield
+    collector.stop()
 
 
 @pytest.fixture(autouse=True)
@@ -65,7 +86,6 @@ def fakes():
 
     class Fakes:
         anonymizers: dict[str, FakeAnonymizer] = {}
-        fallback = FakeAnonymizer(beta=0.2)
 
         def load_anonymizer(self, info, device):
             return self.anonymizers.setdefault(str(info.path), FakeAnonymizer(beta=info.beta or 0.0))
@@ -73,26 +93,32 @@ def fakes():
         def load_recognizer(self, info, device):
             return FakeRecognizer(info.task, 4)
 
-        def make_fallback(self, topology, device):
-            return self.fallback, "DEVELOPMENT FALLBACK: fake untrained model"
-
     return Fakes()
 
 
 @pytest.fixture
 def make_studio(qtbot, tmp_path, fakes):
-    """make_studio(models=[...]) -> a shown MainWindow using the fakes; closed after the test."""
+    """make_studio(models_dir=None, ...) -> a shown MainWindow using the fakes; closed after the test.
+
+    Without `models_dir` the models folder holds what a release bundles, as fake checkpoints: the two
+    DisentangledTMR ones (β = 0.2 and β = 1), no recognizers.
+    """
     from app.ui.main_window import MainWindow
 
     windows = []
 
     def make(models_dir: Path | None = None, settings_file: Path | None = None, size=(1300, 850)):
+        if models_dir is None:
+            models_dir = tmp_path / "bundled-models"
+            models_dir.mkdir(exist_ok=True)
+            for beta in BUNDLED_BETAS:
+                save_fake_checkpoint(models_dir / f"dtmr_small_beta{beta:.1f}.pt", beta=beta)
         settings = QSettings(str(settings_file or tmp_path / "settings.ini"), QSettings.Format.IniFormat)
         window = MainWindow(
             settings,
-            retargeting=Retargeting(load=fakes.load_anonymizer, fallback=fakes.make_fallback),
+            retargeting=Retargeting(load=fakes.load_anonymizer),
             recognition=Recognition(load=fakes.load_recognizer),
-            models_dir=models_dir or tmp_path / "no-models",
+            models_dir=models_dir,
         )
         if size is not None:
             window.resize(*size)

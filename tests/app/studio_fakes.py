@@ -151,6 +151,24 @@ def save_fake_checkpoint(path: Path, method: str = "dtmr", beta: float | None = 
     return path
 
 
+#: overrides of the `small` preset that make a DisentangledTMR of a few thousand parameters (fast on a CPU)
+TINY_DTMR = {
+    "action_conv_channels": 8, "action_hidden": 16, "action_heads": 2, "action_layers": 1, "action_ffn": 32,
+    "action_dim": 16, "mixformer_channels": [40], "mixformer_blocks": [1], "identity_channels": [8, 16, 16, 16],
+    "identity_heads": 2, "bone_hidden": 16, "identity_fusion_hidden": 32, "identity_dim": 16,
+    "decoder_layers": 1, "decoder_dim": 16, "decoder_heads": 2, "decoder_ffn": 32, "dropout": 0.0,
+}
+
+
+def save_tiny_dtmr_checkpoint(path: Path, beta: float = 0.2, seed: int = 0) -> Path:
+    """A real (untrained, tiny) DisentangledTMR checkpoint that `Anonymizer.from_checkpoint` loads."""
+    from dtmr.models import DisentangledTMR, DTMRConfig, save_checkpoint
+
+    torch.manual_seed(seed)
+    model = DisentangledTMR(DTMRConfig.preset("small", "ntu25", **TINY_DTMR), beta=beta)
+    return save_checkpoint(path, model, data={"name": "tests"}, metrics={})
+
+
 def settle(qtbot, window, timeout: int = 20000) -> None:
     """Wait until every background job of the window is done and the latest frame is drawn."""
     qtbot.waitUntil(lambda: not window.controller.busy, timeout=timeout)

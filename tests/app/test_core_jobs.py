@@ -1,4 +1,4 @@
-"""The Qt-free jobs: retargeting (β = 1 view, fallback, cache), recognition (top-5, tracks), foot sliding."""
+"""The Qt-free jobs: retargeting (β = 1 view, own D without one, cache), recognition (top-5, tracks), foot sliding."""
 
 from pathlib import Path
 
@@ -26,33 +26,34 @@ def loader(loaded):
 
 def test_released_from_selected_model_and_retargeted_from_beta_one_model():
     loaded = []
-    job = Retargeting(load=loader(loaded), fallback=None)
+    job = Retargeting(load=loader(loaded))
     source, reference = make_clip(0, 0), make_clip(2, 1)
     result = job(RetargetRequest(source, reference, B02, B1, "cpu"), CancelToken(), no_progress)
     full = FakeAnonymizer(beta=1.0).retarget_pair(source, reference)[0]
     np.testing.assert_allclose(result.retargeted.joints, full.joints)
     blend = 0.8 * source.joints + 0.2 * full.joints
     np.testing.assert_allclose(result.released.joints, blend, atol=1e-6)
-    assert "β=0.2" in result.note and "β=1" in result.note and result.fallback is None
+    assert "β=0.2" in result.note and "β=1" in result.note
     job(RetargetRequest(make_clip(1, 0), reference, B02, B1, "cpu"), CancelToken(), no_progress)
     assert loaded == [(Path("b02.pt"), "cpu"), (Path("b1.pt"), "cpu")]  # cached per (checkpoint, device)
 
 
-def test_without_checkpoint_the_fallback_is_used_and_named():
-    fallback = FakeAnonymizer(beta=0.2)
-    job = Retargeting(load=loader([]), fallback=lambda topology, device: (fallback, "DEVELOPMENT FALLBACK"))
-    result = job(RetargetRequest(make_clip(0, 0), make_clip(1, 0), None, None, None), CancelToken(), no_progress)
-    assert result.fallback == "DEVELOPMENT FALLBACK" and result.note == "DEVELOPMENT FALLBACK"
-    with pytest.raises(LookupError):
-        Retargeting(fallback=None)(RetargetRequest(make_clip(0, 0), make_clip(1, 0), None, None, None),
-                                   CancelToken(), no_progress)
+def test_without_a_beta_one_model_the_retargeted_view_is_the_selected_models_own_decoder():
+    loaded = []
+    job = Retargeting(load=loader(loaded))
+    source, reference = make_clip(0, 0), make_clip(2, 1)
+    result = job(RetargetRequest(source, reference, B02, None, None), CancelToken(), no_progress)
+    own_full, own_released = FakeAnonymizer(beta=0.2).retarget_pair(source, reference)
+    np.testing.assert_allclose(result.retargeted.joints, own_full.joints)
+    np.testing.assert_allclose(result.released.joints, own_released.joints)
+    assert result.note == B02.label and loaded == [(Path("b02.pt"), None)]
 
 
 def test_cancelled_job_raises_before_running_the_model():
     token = CancelToken()
     token.cancel()
     model = FakeAnonymizer()
-    job = Retargeting(load=lambda info, device: model, fallback=None)
+    job = Retargeting(load=lambda info, device: model)
     with pytest.raises(JobCancelled):
         job(RetargetRequest(make_clip(0, 0), make_clip(1, 0), B02, None, None), token, no_progress)
     assert model.calls == []

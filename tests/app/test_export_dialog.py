@@ -9,8 +9,7 @@ from PySide6.QtWidgets import QFileDialog
 from app.core.retargeting import Retargeting
 from app.state.comparison import ViewKind
 from dtmr.cli import main as dtmr_main
-from dtmr.models import DisentangledTMR, DTMRConfig, save_checkpoint
-from studio_fakes import settle
+from studio_fakes import save_tiny_dtmr_checkpoint, settle
 
 
 @pytest.fixture
@@ -107,10 +106,10 @@ def test_gui_export_frames_equal_cli_export(make_studio, library_file, tmp_path,
     """With a real checkpoint, the dialog and `dtmr export` write the same frames."""
     models = tmp_path / "models"
     models.mkdir()
-    checkpoint = models / "dtmr_small_b02.pt"
-    model = DisentangledTMR(DTMRConfig.preset("small", "ntu25"), beta=0.2)
-    save_checkpoint(checkpoint, model, data={"name": "test"}, metrics={})
-    monkeypatch.setenv("DTMR_RESOURCES", str(tmp_path / "no-resources"))  # the CLI finds no recognizers
+    checkpoint = save_tiny_dtmr_checkpoint(models / "dtmr_tiny_b02.pt", beta=0.2)
+    empty_resources = tmp_path / "empty-resources"
+    empty_resources.mkdir()  # must exist, or the bundled resources are used: the CLI finds no recognizers
+    monkeypatch.setenv("DTMR_RESOURCES", str(empty_resources))
     window = make_studio(models_dir=models)
     window.controller.threads["inference"]._job = Retargeting()  # the real Anonymizer, no fakes
     window.open_path(library_file)

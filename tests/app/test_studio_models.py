@@ -7,7 +7,9 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QFileDialog
 
+from app.core.retargeting import NO_MODEL_MESSAGE
 from app.state.comparison import VIEWS, ViewKind
+from app.ui.screenshots import coloured_pixels, view_pixels
 from studio_fakes import FakeAnonymizer, save_fake_checkpoint, settle
 
 
@@ -15,8 +17,8 @@ from studio_fakes import FakeAnonymizer, save_fake_checkpoint, settle
 def models_dir(tmp_path):
     folder = tmp_path / "models"
     folder.mkdir()
-    save_fake_checkpoint(folder / "dtmr_b02.pt", beta=0.2)
-    save_fake_checkpoint(folder / "dtmr_b1.pt", beta=1.0)
+    save_fake_checkpoint(folder / "dtmr_small_beta0.2.pt", beta=0.2)
+    save_fake_checkpoint(folder / "dtmr_small_beta1.0.pt", beta=1.0)
     save_fake_checkpoint(folder / "action.pt", method="sgn", beta=None, task="action")
     save_fake_checkpoint(folder / "subject.pt", method="sgn", beta=None, task="subject")
     return folder
@@ -34,8 +36,8 @@ def studio(make_studio, library_file, models_dir, qtbot):
 def test_catalog_beta_models_and_views(studio, models_dir, fakes, qtbot):
     panel = studio.model_panel
     assert [panel.list.item(i).text() for i in range(panel.list.count())] == [
-        "DisentangledTMR β=0.2 small (dtmr_b02.pt)", "DisentangledTMR β=1 small (dtmr_b1.pt)"]
-    assert panel.selected_path == str(models_dir / "dtmr_b02.pt")  # the recommended β is chosen first
+        "DisentangledTMR β=0.2 small (dtmr_small_beta0.2.pt)", "DisentangledTMR β=1 small (dtmr_small_beta1.0.pt)"]
+    assert panel.selected_path == str(models_dir / "dtmr_small_beta0.2.pt")  # the recommended β is chosen first
     assert "action: SGN action recognizer" in panel.recognizer_label.text()
     assert panel.device_box.currentText() == studio.controller.device == studio.controller.devices[0]
     source = studio.comparison.clips[ViewKind.SOURCE]
@@ -49,7 +51,7 @@ def test_catalog_beta_models_and_views(studio, models_dir, fakes, qtbot):
     qtbot.waitUntil(lambda: studio.comparison.model_note.startswith("DisentangledTMR β=1 small")
                     and not studio.controller.busy, timeout=20000)
     np.testing.assert_allclose(studio.comparison.clips[ViewKind.RELEASED].joints, full.joints, atol=1e-6)
-    assert studio.settings.get("last_model") == str(models_dir / "dtmr_b1.pt")
+    assert studio.settings.get("last_model") == str(models_dir / "dtmr_small_beta1.0.pt")
 
 
 def test_predictions_top5_with_true_labels_and_tracks(studio, qtbot):
@@ -107,7 +109,7 @@ def test_reference_random_seed_pin_and_context_menu(studio, qtbot):
 
 
 def test_newer_request_supersedes_and_ui_stays_responsive(studio, fakes, models_dir, qtbot):
-    slow = fakes.anonymizers[str(models_dir / "dtmr_b02.pt")]
+    slow = fakes.anonymizers[str(models_dir / "dtmr_small_beta0.2.pt")]
     slow.delay = 0.6
     beats = []
     timer_start = time.perf_counter()
@@ -144,14 +146,39 @@ def test_add_checkpoint_dialog_and_device(studio, tmp_path, monkeypatch, qtbot):
     assert studio.controller.last_result.request.device == "cuda:0"
 
 
-def test_without_checkpoints_the_fallback_is_visible(make_studio, library_file, qtbot):
-    window = make_studio()  # an empty model folder
+def test_without_a_checkpoint_the_model_views_say_so_until_one_is_added(make_studio, library_file, tmp_path, fakes,
+                                                                       monkeypatch, qtbot):
+    window = make_studio(models_dir=tmp_path / "empty-models")  # nothing bundled, nothing added
     window.open_path(library_file)
+    qtbot.waitUntil(lambda: window.controller.library is not None and window.controller.catalog_scanned,
+                    timeout=20000)
+    settle(qtbot, window)
+    views = window.views
+    for kind in (ViewKind.RETARGETED, ViewKind.RELEASED):
+        assert views.stacks[kind].currentWidget() is views.messages[kind]
+        assert views.messages[kind].isVisible() and not views.views[kind].widget.isVisible()
+        assert views.messages[kind].text() == NO_MODEL_MESSAGE
+    assert set(window.comparison.clips) == {ViewKind.SOURCE} and fakes.anonymizers == {}
+    assert coloured_pixels(view_pixels(views.views[ViewKind.SOURCE])) > 50  # the source still plays
+    window.clock.seek(10)
+    window.coalescer.flush()
+    assert "No retargeting checkpoint in" in window.model_panel.empty_label.text()
+    assert window.model_panel.status_label.text() == NO_MODEL_MESSAGE
+    assert not window.docks["model"].visibleRegion().isEmpty() and not window.message_boxes  # raised, no error
+    assert "No action or subject recognizer" in window.predictions.header.text()
+    window.open_export_dialog()
+    assert not window.export_dialog.export_button.isEnabled()
+    window.export_dialog.close()
+
+    added = save_fake_checkpoint(tmp_path / "mine.pt", beta=0.2)
+    monkeypatch.setattr(QFileDialog, "getOpenFileName", lambda *a, **k: (str(added), ""))
+    qtbot.mouseClick(window.model_panel.add_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: ViewKind.RELEASED in window.comparison.clips, timeout=20000)
     settle(qtbot, window)
-    assert "DEVELOPMENT FALLBACK" in window.views.notes[ViewKind.RELEASED].text()
-    assert "No retargeting checkpoint" in window.model_panel.empty_label.text()
-    assert "No action or subject recognizer" in window.predictions.header.text()
+    for kind in (ViewKind.RETARGETED, ViewKind.RELEASED):
+        assert views.stacks[kind].currentWidget() is views.views[kind].widget and views.views[kind].widget.isVisible()
+        assert coloured_pixels(view_pixels(views.views[kind])) > 50, kind
+    assert window.comparison.unavailable == "" and "mine.pt" in views.notes[ViewKind.RELEASED].text()
 
 
 def test_rescan_help_dialogs_and_quit(studio, models_dir, qtbot):

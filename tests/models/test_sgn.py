@@ -58,8 +58,9 @@ def test_sgn_learns_a_toy_two_class_problem_quickly():
     seg = 8
     model = SGN(num_classes=2, num_joints=20, seg=seg)
     optimizer = torch.optim.Adam(model.parameters(), lr=3e-3)
-    for _ in range(16):
-        pick = rng.choice(len(train), size=8, replace=False)
+    # 32 steps of 16-clip batches: with 16 steps of 8, one seed of six stayed just under 90 % (43/48)
+    for _ in range(32):
+        pick = rng.choice(len(train), size=16, replace=False)
         x = sgn_batch([train[i] for i in pick], seg, rng, train=True, topology="kinect_v1_20")
         loss = torch.nn.functional.cross_entropy(model(x), train_y[pick])
         optimizer.zero_grad()
