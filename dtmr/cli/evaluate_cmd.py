@@ -108,6 +108,7 @@ def run(args: argparse.Namespace) -> int:
     run_info = {
         "command": "dtmr evaluate " + " ".join(shlex.quote(a) for a in _argv_of(args)),
         "settings": vars(settings),
+        "evaluator_epochs": {e.task: e.training_epochs for e in evaluators},
         "data": data.describe(),
         "chance": chance_levels(data),
     }
@@ -124,7 +125,9 @@ def _argv_of(args: argparse.Namespace) -> list[str]:
     argv += ["--baselines", ",".join(args.baselines), "--seeds", str(args.seeds), "--out", args.out]
     if args.recognizers:
         argv += ["--recognizers", args.recognizers]
-    argv += ["--recognizer-epochs", str(args.recognizer_epochs), "--retrain-epochs", str(args.retrain_epochs)]
+    else:
+        argv += ["--recognizer-epochs", str(args.recognizer_epochs)]
+    argv += ["--retrain-epochs", str(args.retrain_epochs)]
     if args.no_retrain:
         argv.append("--no-retrain")
     if args.retrain_per_seed:

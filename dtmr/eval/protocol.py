@@ -90,6 +90,7 @@ def ensure_evaluators(data: TrainingData, folder: Path, epochs: int, log: Callab
             clips = data.train.clips
             recognizer = train_recognizer(task, clips, [getattr(c, task) for c in clips], labels, names,
                                           data.topology, folder, epochs=epochs, data_description=data.describe())
+            recognizer.training_epochs = epochs
         out[task] = recognizer
     return out["action"], out["subject"]
 

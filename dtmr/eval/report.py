@@ -36,6 +36,17 @@ def markdown_table(rows: Sequence[dict]) -> str:
     return "\n".join([head, rule, *body])
 
 
+def _evaluator_epochs(run: dict) -> str:
+    """How long the raw-trained evaluators were trained: from their checkpoints when the run recorded it."""
+    epochs = run.get("evaluator_epochs") or {}
+    if not epochs:
+        return f"{run['settings']['recognizer_epochs']} epochs"
+    if len(set(epochs.values())) == 1:
+        value = next(iter(epochs.values()))
+        return f"{value} epochs" if value is not None else "epochs not recorded"
+    return ", ".join(f"{task} {value} epochs" for task, value in sorted(epochs.items()))
+
+
 def write_reports(out_dir: str | Path, rows: Sequence[dict], run: dict) -> None:
     """`run` holds the command, the settings, the data description and the chance levels."""
     out = Path(out_dir)
@@ -55,7 +66,7 @@ def write_reports(out_dir: str | Path, rows: Sequence[dict], run: dict) -> None:
         f"{len(run['data']['subjects'])} subjects, {len(run['data']['actions'])} actions. "
         f"Chance: AR {chance['action']:.1f} %, RI {chance['subject']:.1f} %, linkage {chance['linkage']:.2f} %.",
         f"Mean ± std over {settings['seeds']} seeds. Evaluators: SGN trained on the raw train split "
-        f"({settings['recognizer_epochs']} epochs); retrained AR and the adaptive re-ID attacker: SGN trained on "
+        f"({_evaluator_epochs(run)}); retrained AR and the adaptive re-ID attacker: SGN trained on "
         f"the anonymized train split ({settings['retrain_epochs']} epochs; "
         + ("retrained for every seed)." if settings.get("retrain_per_seed") else
            "trained once per method on the first seed's references, tested on every seed).")

@@ -61,3 +61,11 @@ def test_raw_is_far_above_chance_and_noise_lowers_it(tmp_path):
     assert "dtmr evaluate --data" in text and "| naive retarget |" in text
     assert (out / "tradeoff.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert (out / "recognizers" / "action.pt").is_file()
+    assert "raw train split (30 epochs)" in text
+    # evaluators loaded from a folder: the report gives the epochs their checkpoints record, not the option's
+    again = tmp_path / "again"
+    assert main(["evaluate", "--data", str(library), "--split", "synthetic", "--baselines", "raw", "--seeds", "1",
+                 "--out", str(again), "--recognizers", str(out / "recognizers"), "--no-retrain"]) == 0
+    text = (again / "results.md").read_text()
+    assert "raw train split (30 epochs)" in text and "--recognizer-epochs" not in text
+    assert json.loads((again / "run.json").read_text())["evaluator_epochs"] == {"action": 30, "subject": 30}

@@ -60,6 +60,8 @@ class Recognizer(nn.Module):
         self.task = task
         self.labels = [int(x) for x in labels]
         self.class_names = [str(x) for x in class_names]
+        #: epochs it was trained for, as its checkpoint records (None when unknown)
+        self.training_epochs: int | None = None
 
     @classmethod
     def create(cls, task: str, labels: Sequence[int], class_names: Sequence[str] | None = None,
@@ -75,6 +77,8 @@ class Recognizer(nn.Module):
         if checkpoint["method"] != cls.method:
             raise CheckpointError(path, f"not a recognizer checkpoint (method {checkpoint['method']!r})")
         recognizer = build_model_from_checkpoint(checkpoint, source=path)
+        epochs = (checkpoint.get("metrics") or {}).get("epochs")
+        recognizer.training_epochs = int(epochs) if isinstance(epochs, int) else None
         if device is None:
             device = "cuda" if torch.cuda.is_available() else "cpu"
         return recognizer.to(device)
