@@ -143,8 +143,6 @@ def measure_stall(app, window, seconds: float, min_runs: int, max_seconds: float
 
 
 def run(args) -> dict:
-    import torch
-
     from dtmr.data import generate_clips
     from dtmr.io.npz_dataset import write_npz_dataset
 
@@ -189,7 +187,7 @@ def run(args) -> dict:
             "view_size": [source_view.width(), source_view.height()],
             "model": model,
             "opengl": f"{'.'.join(map(str, report.version))} {report.renderer}",
-            "torch_threads": torch.get_num_threads(),
+            "torch_threads": controller.threads["inference"].job.threads,  # in the model process
             "targets": {"frame_update_ms": TARGET_FRAME_MS, "max_stall_ms": TARGET_STALL_MS},
         }
         window.close()

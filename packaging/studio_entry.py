@@ -8,6 +8,7 @@ several GPUs, whose workers are started as `sys.executable -u -m dtmr ...`. In a
 
 from __future__ import annotations
 
+import multiprocessing
 import runpy
 import sys
 
@@ -41,4 +42,5 @@ def main() -> int:
 
 
 if __name__ == "__main__":
+    multiprocessing.freeze_support()  # the Studio's model jobs run in spawned children (app/workers/process_job.py)
     sys.exit(main())

@@ -18,8 +18,11 @@ from PySide6.QtWidgets import (
 )
 
 from ..core.checkpoints import ModelCatalog
+from .stable_size import keep_space_when_hidden, pin_label_lines
 
 PATH_ROLE = Qt.ItemDataRole.UserRole
+#: the inference status ("Retargeting: running the β = 1 model (2/3)") wraps to at most this many lines
+STATUS_LINES = 3
 
 
 class ModelPanel(QWidget):
@@ -45,11 +48,13 @@ class ModelPanel(QWidget):
         self.rescan_button.clicked.connect(self.rescan_requested)
         self.device_box = QComboBox()
         self.device_box.currentIndexChanged.connect(self._device_changed)
-        self.status_label = QLabel("")
+        self.status_label = QLabel("")  # changes during every inference: it must not re-lay out the window
         self.status_label.setWordWrap(True)
+        pin_label_lines(self.status_label, STATUS_LINES)
         self.busy = QProgressBar()
         self.busy.setTextVisible(False)
         self.busy.setMaximumHeight(8)
+        keep_space_when_hidden(self.busy)
         self.busy.setVisible(False)
 
         buttons = QHBoxLayout()

@@ -11,12 +11,15 @@ from __future__ import annotations
 import html
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QGridLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QGridLayout, QLabel, QVBoxLayout, QWidget
 
-from ..core.recognition import RecognitionResult, TaskProbabilities
+from ..core.recognition import TOP_K, RecognitionResult, TaskProbabilities
 from ..state.comparison import VIEWS, Comparison, ViewKind
+from .stable_size import pin_label_lines
 
 TASK_TITLES = {"action": "Action", "subject": "Identity"}
+#: the header wraps to at most this many lines in a narrow dock
+HEADER_LINES = 3
 
 
 class PredictionsPanel(QWidget):
@@ -35,11 +38,12 @@ class PredictionsPanel(QWidget):
                 cell = QLabel()
                 cell.setTextFormat(Qt.TextFormat.RichText)
                 cell.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
+                pin_label_lines(cell, 1 + TOP_K)  # the task's title, then the top 5
                 self.cells[(task, kind)] = cell
                 grid.addWidget(cell, 2 * view_index + 1, task_index)
         grid.setColumnStretch(0, 1)
         grid.setColumnStretch(1, 1)
-        self.header.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        pin_label_lines(self.header, HEADER_LINES)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 2, 4, 2)
         layout.addWidget(self.header)

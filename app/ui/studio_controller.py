@@ -1,7 +1,8 @@
 """The controller: turns selection and model changes into background jobs, and their results into state.
 
 It owns one long-lived `JobThread` per kind of job: opening a library, scanning the model folders,
-retargeting (inference) and recognition. A newer request of a kind supersedes the running one; a result
+retargeting (inference) and recognition; the two model jobs run in child processes (`ProcessJob`),
+which their threads wait on. A newer request of a kind supersedes the running one; a result
 whose request is no longer the latest is dropped. The UI never waits on any of them: panels listen to
 `Selection`, `Comparison` and `PlaybackClock`, which only change here, on the GUI thread.
 """
@@ -24,6 +25,7 @@ from ..state.playback import PlaybackClock
 from ..state.selection import Selection
 from ..state.settings import SettingsModel
 from ..workers.job_thread import JobThread
+from ..workers.process_job import ProcessJob
 
 
 class StudioController(QObject):
@@ -55,10 +57,15 @@ class StudioController(QObject):
         self.threads = {
             "library": JobThread(open_library, "library loader", self),
             "models": JobThread(scan_models, "model scanner", self),
-            "inference": JobThread(retargeting or Retargeting(), "inference", self),
-            "recognition": JobThread(recognition or Recognition(), "recognition", self),
+            # the model jobs run in child processes, off the UI's GIL (app/workers/process_job.py)
+            "inference": JobThread(retargeting or ProcessJob(Retargeting, "inference"), "inference", self),
+            "recognition": JobThread(recognition or ProcessJob(Recognition, "recognition"), "recognition", self),
         }
         self._latest: dict[str, int] = {}
+        for kind in ("inference", "recognition"):
+            job = self.threads[kind].job
+            if isinstance(job, ProcessJob):
+                job.start()  # the children import torch while the library and the model folders load
         self.threads["library"].job_finished.connect(self._library_finished)
         self.threads["models"].job_finished.connect(self._scan_finished)
         self.threads["inference"].job_finished.connect(self._inference_finished)

@@ -1,8 +1,9 @@
 """`JobThread`: one long-lived QThread per kind of background job (JABS/napari pattern).
 
-A job is any callable ``run(request, token, progress) -> result``. `submit()` replaces the pending request
-and cancels the running one, so a newer request supersedes an older one: the older job stops at its next
-`token.check()` and its result, if it still arrives, is dropped. The thread is started once and reused;
+A job is any callable ``run(request, token, progress) -> result``; one with a ``close()`` method (a
+`ProcessJob`, whose job runs in a child process) is closed when the thread stops. `submit()` replaces the
+pending request and cancels the running one, so a newer request supersedes an older one: the older job
+stops at its next `token.check()` and its result, if it still arrives, is dropped. The thread is started once and reused;
 scrubbing or clicking never creates or destroys threads. Results cross to the GUI thread through queued
 Qt signals; nothing here touches widgets or OpenGL.
 """
@@ -17,6 +18,7 @@ from typing import Any
 from PySide6.QtCore import QThread, Signal
 
 from ..core.cancel import CancelToken, JobCancelled
+from .job_errors import ChildJobError, one_line_error
 
 Job = Callable[[Any, CancelToken, Callable[[int, int, str], None]], Any]
 
@@ -67,6 +69,10 @@ class JobThread(QThread):
             self.job_cancelled.emit(dropped[0])
 
     @property
+    def job(self) -> Job:
+        return self._job
+
+    @property
     def busy(self) -> bool:
         with self._lock:
             return self._pending is not None or self._running is not None
@@ -80,6 +86,9 @@ class JobThread(QThread):
                 self._running[1].cancel()
             self._lock.notify()
         self.wait()
+        close = getattr(self._job, "close", None)
+        if close is not None:  # a job holding a resource, such as a `ProcessJob`'s child process
+            close()
 
     # --- worker thread ---------------------------------------------------------------------------
     def run(self) -> None:
@@ -113,13 +122,9 @@ class JobThread(QThread):
             if token.cancelled:
                 self.job_cancelled.emit(request_id)
             else:
-                self.job_failed.emit(request_id, _one_line(exc))
-                traceback.print_exc()
+                self.job_failed.emit(request_id, one_line_error(exc))
+                if not isinstance(exc, ChildJobError):  # the child printed its own traceback
+                    traceback.print_exc()
         else:
             self.job_finished.emit(request_id, result)
 
-
-def _one_line(exc: BaseException) -> str:
-    text = str(exc).strip().splitlines()
-    detail = text[0] if text else ""
-    return f"{type(exc).__name__}: {detail}" if detail else type(exc).__name__

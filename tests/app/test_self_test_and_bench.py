@@ -27,13 +27,10 @@ BUNDLED = REPO / "resources"
 
 @pytest.fixture(autouse=True)
 def restore_cpu_sharing():
-    """The in-process runs call `share_cpu_with_ui`; later tests get the session's settings back."""
-    import torch
-
-    interval, threads = sys.getswitchinterval(), torch.get_num_threads()
+    """The in-process runs call `share_cpu_with_ui`; later tests get the session's switch interval back."""
+    interval = sys.getswitchinterval()
     yield
     sys.setswitchinterval(interval)
-    torch.set_num_threads(threads)
 
 
 @pytest.fixture

@@ -75,6 +75,31 @@ def test_predictions_top5_with_true_labels_and_tracks(studio, qtbot):
     assert "true action" in studio.tracks.plots["action"].getPlotItem().titleLabel.text
 
 
+def test_recognition_and_status_updates_never_resize_the_views(studio, qtbot):
+    """A new top-5 list, a status line or the busy bar must not re-lay out the window: a relayout resizes
+    and repaints the three GL views at once, the longest stall `dtmr bench studio` measured (80-90 ms)."""
+    containers = [view.widget for view in studio.views.views.values()]
+    sizes = [w.size() for w in containers]
+    result = studio.comparison.recognition
+    studio.docks["model"].raise_()  # tabbed with the predictions: its size is only real once shown
+    QApplication.processEvents()
+    docks = {name: dock.size() for name, dock in studio.docks.items()}
+    for status, busy in (("Retargeting: running the β = 1 model with a long description of what it does "
+                          "that wraps over more than one line of the dock (2/3)", True), ("Ready", False)):
+        studio.comparison.set_status(status, busy=busy)
+        QApplication.processEvents()
+    studio.docks["predictions"].raise_()
+    for pending in (True, False):
+        studio.comparison.set_recognition(None if pending else result, pending=pending)
+        studio.coalescer.flush()
+        QApplication.processEvents()
+    studio.predictions.cells[("action", ViewKind.SOURCE)].setText(
+        "<u>Action</u><br>" + "<br>".join(f"a very long action class name number {i} 99.9%" for i in range(5)))
+    qtbot.wait(100)  # the layout requests travel up to the main window over several event-loop passes
+    assert [w.size() for w in containers] == sizes
+    assert {name: dock.size() for name, dock in studio.docks.items()} == docks
+
+
 def test_reference_random_seed_pin_and_context_menu(studio, qtbot):
     panel, selection = studio.reference_panel, studio.selection
     source_subject = studio.comparison.clips[ViewKind.SOURCE].subject

@@ -1,0 +1,191 @@
+"""`ProcessJob`: run a model job in a child process, so that it never holds the Studio's GIL.
+
+A `JobThread` job is ``job(request, token, progress) -> result``. Wrapped in a `ProcessJob`, the job runs in
+a long-lived child process (started on first use, with the ``spawn`` method: forking a process that runs
+Qt and OpenGL threads is unsafe) and the worker thread only waits on a pipe. Why: in one process the
+model workers and the UI thread share one GIL, and every OpenGL call of a frame gives the GIL up and
+waits to get it back while a worker runs Python; with the recognizers running next to the retargeting
+model the event loop stalled for 93–167 ms (docs/studio.md, "Performance").
+
+* The job is built in the child by `factory()` (a picklable callable, e.g. a class), once, so its caches
+  (loaded checkpoints) live there. Requests and results cross the pipe pickled.
+* Cancelling: the parent writes the id of the newest cancelled request into a shared integer; the child's
+  token raises `JobCancelled` at its next `check()` for that request or an older one. Messages of a
+  request the parent has given up on are skipped by id.
+* A failure in the job arrives as `ChildJobError` with the child's one-line message. If the child dies
+  (a crash in native code, killed, out of memory), the request fails with a `ChildJobError` saying so,
+  and the next request starts a new child: the Studio itself keeps running.
+* `close()` ends the child (`JobThread.stop()` calls it).
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import pickle
+import traceback
+from collections.abc import Callable
+from typing import Any
+
+from ..core.cancel import CancelToken, JobCancelled, ProgressFn
+from ..core.cpu_sharing import model_threads
+from .job_errors import ChildJobError, one_line_error
+
+#: how often the waiting worker thread looks at its cancel token (seconds)
+POLL_S = 0.02
+#: niceness added in the child: under contention the UI process gets the cores first
+CHILD_NICENESS = 10
+
+
+class _ChildToken:
+    """The child's side of a `CancelToken`: cancelled once the parent cancelled this request or a newer one."""
+
+    def __init__(self, request_id: int, cancelled_up_to) -> None:
+        self._id = request_id
+        self._cancelled_up_to = cancelled_up_to
+
+    @property
+    def cancelled(self) -> bool:
+        return self._cancelled_up_to.value >= self._id
+
+    def check(self) -> None:
+        if self.cancelled:
+            raise JobCancelled()
+
+
+def _serve(factory: Callable[[], Any], conn, cancelled_up_to, threads: int) -> None:
+    """The child's loop: build the job, then answer (request id, request) messages until None arrives."""
+    try:
+        os.nice(CHILD_NICENESS)
+    except OSError:
+        pass
+    for variable in ("OMP_NUM_THREADS", "MKL_NUM_THREADS"):  # read by torch when the job imports it
+        os.environ[variable] = str(threads)
+    job = factory()
+    while True:
+        try:
+            message = conn.recv()
+        except EOFError:  # the Studio has gone
+            return
+        if message is None:
+            return
+        request_id, request = message
+        token = _ChildToken(request_id, cancelled_up_to)
+
+        def progress(done: int, total: int, text: str = "", _id=request_id, _token=token) -> None:
+            _token.check()
+            conn.send(("progress", _id, int(done), int(total), text))
+
+        try:
+            result = job(request, token, progress)
+            token.check()
+        except JobCancelled:
+            conn.send(("cancelled", request_id))
+        except Exception as exc:  # reported to the parent; the child serves on
+            traceback.print_exc()
+            conn.send(("error", request_id, one_line_error(exc)))
+        else:
+            try:
+                conn.send(("result", request_id, result))
+            except (pickle.PicklingError, TypeError, AttributeError) as exc:  # a result that cannot be pickled
+                conn.send(("error", request_id, f"the {type(result).__name__} result could not be sent: "
+                                                f"{one_line_error(exc)}"))
+
+
+class ProcessJob:
+    """``ProcessJob(factory, name)(request, token, progress)`` runs ``factory()(request, ...)`` in a child."""
+
+    def __init__(self, factory: Callable[[], Any], name: str, threads: int | None = None) -> None:
+        self._factory = factory
+        self.name = name
+        #: torch threads in the child
+        self.threads = threads if threads is not None else model_threads()
+        self._context = multiprocessing.get_context("spawn")
+        self._process = None
+        self._conn = None
+        self._cancelled_up_to = None
+        self._next_id = 0
+
+    @property
+    def pid(self) -> int | None:
+        """The child's process id, None before the first request and after `close()`."""
+        return self._process.pid if self._process is not None and self._process.is_alive() else None
+
+    def __call__(self, request: Any, token: CancelToken, progress: ProgressFn) -> Any:
+        self.start()
+        self._next_id += 1
+        request_id = self._next_id
+        try:
+            self._conn.send((request_id, request))
+        except (BrokenPipeError, OSError) as exc:
+            raise self._died() from exc
+        try:
+            return self._wait(request_id, token, progress)
+        except JobCancelled:
+            self._cancelled_up_to.value = request_id
+            raise
+
+    def close(self) -> None:
+        """End the child (asks it to stop, kills it if it does not within a second)."""
+        process, conn = self._process, self._conn
+        self._process = self._conn = None
+        if process is None:
+            return
+        if self._cancelled_up_to is not None:
+            self._cancelled_up_to.value = self._next_id
+        try:
+            conn.send(None)
+        except (BrokenPipeError, OSError):
+            pass
+        process.join(1.0)
+        if process.is_alive():
+            process.kill()
+            process.join(1.0)
+        conn.close()
+
+    def start(self) -> None:
+        """Start the child now (it imports torch, which takes seconds), unless it is running."""
+        if self._process is not None and self._process.is_alive():
+            return
+        if self._process is not None:
+            self.close()
+        parent_end, child_end = self._context.Pipe()
+        self._cancelled_up_to = self._context.Value("q", self._next_id, lock=False)
+        process = self._context.Process(target=_serve, name=f"dtmr-studio {self.name}", daemon=True,
+                                        args=(self._factory, child_end, self._cancelled_up_to, self.threads))
+        process.start()
+        child_end.close()
+        self._process, self._conn = process, parent_end
+
+    # --- parent side, on the worker thread ---------------------------------------------------------
+    def _wait(self, request_id: int, token: CancelToken, progress: ProgressFn) -> Any:
+        while True:
+            token.check()
+            try:
+                ready = self._conn.poll(POLL_S)
+                message = self._conn.recv() if ready else None
+            except (EOFError, OSError) as exc:
+                raise self._died() from exc
+            if message is None:
+                if not self._process.is_alive():
+                    raise self._died()
+                continue
+            kind, message_id, *payload = message
+            if message_id != request_id:
+                continue  # from a request given up on earlier
+            if kind == "progress":
+                progress(*payload)
+            elif kind == "result":
+                return payload[0]
+            elif kind == "cancelled":
+                raise JobCancelled()
+            else:
+                raise ChildJobError(payload[0])
+
+    def _died(self) -> ChildJobError:
+        process = self._process
+        process.join(1.0)
+        code = process.exitcode
+        self.close()
+        return ChildJobError(f"the {self.name} process stopped unexpectedly (exit code {code}); "
+                             "the next request starts a new one")
