@@ -1,6 +1,7 @@
 """`dtmr evaluate`: the privacy/utility protocol of DESIGN §5 on a split, for checkpoints and baselines.
 
-Writes OUT/results.json (a list of rows), OUT/results.md, OUT/tradeoff.png and OUT/run.json. Evaluators
+Writes OUT/results.json (a list of rows), OUT/results.md, OUT/tradeoff.png and OUT/run.json; with --append
+the new rows join those already in OUT (same data, settings and evaluators). Evaluators
 come from --recognizers DIR (action.pt, subject.pt) or are trained into OUT/recognizers/. DMR and PMR rows
 use a --model checkpoint of that method, or are trained into OUT/models/<method>/ on a CPU-sized schedule
 (--baseline-epochs).
@@ -44,6 +45,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="retrain those two models for every seed (default: once per method, on seed 0's references)")
     p.add_argument("--baseline-epochs", action="append", default=[], metavar="METHOD=E1,E2,...",
                    help="epochs per stage when DMR/PMR are trained here (default: a tenth of the public schedule)")
+    p.add_argument("--append", action="store_true",
+                   help="add these rows to the evaluation in --out, if there is one (same data, settings and "
+                        "evaluators); a row of the same method, beta and checkpoint is replaced")
     p.set_defaults(func=run)
 
 
@@ -68,7 +72,7 @@ def run(args: argparse.Namespace) -> int:
     from ..errors import DtmrError
     from ..eval.methods import EvalMethod, checkpoint_method
     from ..eval.protocol import EvalSettings, chance_levels, ensure_evaluators, evaluate
-    from ..eval.report import write_reports
+    from ..eval.report import METHOD_ORDER, merge_runs, write_reports
     from ..train.baseline_trainer import BaselineTrainer
     from ..train.data import load_training_data
     from ..train.distributed import DistributedContext
@@ -93,8 +97,7 @@ def run(args: argparse.Namespace) -> int:
             log(f"training {name.upper()} on {args.split} ({sum(epochs[name])} epochs) -> {folder}")
             path = BaselineTrainer(name, data, folder, DistributedContext(), epochs=epochs[name]).run()
             checkpoints.append(checkpoint_method(path))
-    order = {"raw": 0, "noise": 1, "naive": 2, "dmr": 3, "pmr": 4, "dtmr": 5}
-    methods = sorted(methods + checkpoints, key=lambda m: (order[m.method], m.beta or 0.0))
+    methods = sorted(methods + checkpoints, key=lambda m: (METHOD_ORDER[m.method], m.beta or 0.0))
     if not methods:
         raise DtmrError("nothing to evaluate: give --model and/or --baselines")
     for m in methods:
@@ -104,7 +107,6 @@ def run(args: argparse.Namespace) -> int:
     settings = EvalSettings(seeds=args.seeds, recognizer_epochs=args.recognizer_epochs,
                             retrain_epochs=args.retrain_epochs, retrain=not args.no_retrain,
                             retrain_per_seed=args.retrain_per_seed)
-    rows = evaluate(data, methods, evaluators, settings, log)
     run_info = {
         "command": "dtmr evaluate " + " ".join(shlex.quote(a) for a in _argv_of(args)),
         "settings": vars(settings),
@@ -112,6 +114,11 @@ def run(args: argparse.Namespace) -> int:
         "data": data.describe(),
         "chance": chance_levels(data),
     }
+    if args.append:
+        merge_runs(out, [], run_info)  # a mismatch fails now rather than after hours of evaluation
+    rows = evaluate(data, methods, evaluators, settings, log)
+    if args.append:
+        rows, run_info = merge_runs(out, rows, run_info)
     write_reports(out, rows, run_info)
     log(f"wrote {out / 'results.json'}, {out / 'results.md'} and {out / 'tradeoff.png'}")
     return 0
@@ -133,4 +140,6 @@ def _argv_of(args: argparse.Namespace) -> list[str]:
     if args.retrain_per_seed:
         argv.append("--retrain-per-seed")
     argv += [f"--baseline-epochs={item}" for item in args.baseline_epochs]
+    if args.append:
+        argv.append("--append")
     return argv

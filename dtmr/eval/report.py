@@ -8,6 +8,7 @@ import math
 from collections.abc import Sequence
 from pathlib import Path
 
+from ..errors import DtmrError
 from ..io.atomic import atomic_write
 
 COLUMNS = (
@@ -45,6 +46,43 @@ def _evaluator_epochs(run: dict) -> str:
         value = next(iter(epochs.values()))
         return f"{value} epochs" if value is not None else "epochs not recorded"
     return ", ".join(f"{task} {value} epochs" for task, value in sorted(epochs.items()))
+
+
+#: what must match for rows of two runs to share one table
+SAME_PROTOCOL = ("settings", "evaluator_epochs", "data", "chance")
+METHOD_ORDER = {"raw": 0, "noise": 1, "naive": 2, "dmr": 3, "pmr": 4, "dtmr": 5}
+
+
+def row_order(row: dict) -> tuple:
+    return METHOD_ORDER[row["method"]], row["beta"] or 0.0, row.get("checkpoint") or ""
+
+
+def merge_runs(out_dir: str | Path, rows: Sequence[dict], run: dict) -> tuple[list[dict], dict]:
+    """Rows and run of `out_dir`'s earlier evaluation with the new ones added (`dtmr evaluate --append`).
+
+    A new row replaces an earlier row of the same method, β and checkpoint. The two runs must share the
+    data, the settings and the evaluators, or their numbers would not be comparable; the run's command
+    becomes both commands joined with ``&&``, which together reproduce the table. Without an earlier
+    evaluation in `out_dir` the new rows and run are returned as they are, so two evaluations started side
+    by side with --append (different methods, one core each) end up in one table."""
+    out = Path(out_dir)
+    if not (out / "results.json").exists() and not (out / "run.json").exists():
+        return list(rows), run
+    try:
+        old_rows = json.loads((out / "results.json").read_text())
+        old_run = json.loads((out / "run.json").read_text())
+    except FileNotFoundError as exc:
+        raise DtmrError(f"--append: {out} holds an incomplete evaluation ({Path(exc.filename).name} is missing)") \
+            from None
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise DtmrError(f"--append: {out} holds a damaged results.json or run.json ({exc})") from None
+    for key in SAME_PROTOCOL:
+        if old_run.get(key) != json.loads(json.dumps(run.get(key))):  # as the earlier run was stored
+            raise DtmrError(f"--append: the run in {out} used other {key.replace('_', ' ')} "
+                            f"({old_run.get(key)!r} against {run.get(key)!r}); evaluate into a new folder")
+    new_keys = {row_order(r) for r in rows}
+    merged = sorted([r for r in old_rows if row_order(r) not in new_keys] + list(rows), key=row_order)
+    return merged, {**run, "command": f"{old_run['command']} && {run['command']}"}
 
 
 def write_reports(out_dir: str | Path, rows: Sequence[dict], run: dict) -> None:

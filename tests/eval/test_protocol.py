@@ -69,3 +69,8 @@ def test_raw_is_far_above_chance_and_noise_lowers_it(tmp_path):
     text = (again / "results.md").read_text()
     assert "raw train split (30 epochs)" in text and "--recognizer-epochs" not in text
     assert json.loads((again / "run.json").read_text())["evaluator_epochs"] == {"action": 30, "subject": 30}
+    # a later run adds its rows to that table
+    assert main(["evaluate", "--data", str(library), "--split", "synthetic", "--baselines", "naive", "--seeds", "1",
+                 "--out", str(again), "--recognizers", str(out / "recognizers"), "--no-retrain", "--append"]) == 0
+    assert [r["method"] for r in json.loads((again / "results.json").read_text())] == ["raw", "naive"]
+    assert " && dtmr evaluate " in (again / "results.md").read_text()
