@@ -11,6 +11,7 @@ from __future__ import annotations
 import html
 
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QFont, QFontMetrics
 from PySide6.QtWidgets import QGridLayout, QLabel, QVBoxLayout, QWidget
 
 from ..core.recognition import TOP_K, RecognitionResult, TaskProbabilities
@@ -50,9 +51,31 @@ class PredictionsPanel(QWidget):
         layout.addLayout(grid)
         layout.addStretch(1)
         self._frame = 0
-        comparison.recognition_changed.connect(lambda: self.show_frame(self._frame))
+        self._sized_for: dict[str, tuple[str, ...]] = {}
+        comparison.recognition_changed.connect(self._recognition_changed)
         comparison.clips_changed.connect(lambda: self.show_frame(self._frame))
         self.show_frame(0)
+
+    def _recognition_changed(self) -> None:
+        result = self.comparison.recognition
+        if isinstance(result, RecognitionResult):
+            self._fit_class_names(result)
+        self.show_frame(self._frame)
+
+    def _fit_class_names(self, result: RecognitionResult) -> None:
+        """Widen a task's cells to its longest class name, once per set of recognizers: the cells' width
+        never follows the text shown (`stable_size`), so this is the one relayout they cause."""
+        bold = QFont(self.font())
+        bold.setBold(True)
+        metrics = QFontMetrics(bold)
+        for task, probabilities in result.tasks.items():
+            names = tuple(probabilities.class_names)
+            if self._sized_for.get(task) == names:
+                continue
+            self._sized_for[task] = names
+            width = max(metrics.horizontalAdvance(f"100.0% {name} ✔") for name in names) + 4
+            for kind in VIEWS:
+                self.cells[(task, kind)].setMinimumWidth(width)
 
     def show_frame(self, frame: int) -> None:
         self._frame = frame

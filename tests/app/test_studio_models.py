@@ -73,6 +73,10 @@ def test_predictions_top5_with_true_labels_and_tracks(studio, qtbot):
     x, y = studio.tracks.curves[("action", ViewKind.RELEASED)].getData()
     assert len(y) == studio.comparison.clips[ViewKind.RELEASED].num_frames and np.all((0 <= y) & (y <= 1))
     assert "true action" in studio.tracks.plots["action"].getPlotItem().titleLabel.text
+    # the cells are as wide as the longest class name, whatever the top 5 shows
+    cells = [studio.predictions.cells[("subject", kind)] for kind in VIEWS]
+    longest = cells[0].fontMetrics().horizontalAdvance("100.0% subject 3 ✔")
+    assert all(c.minimumWidth() >= longest and c.width() >= longest for c in cells)
 
 
 def test_recognition_and_status_updates_never_resize_the_views(studio, qtbot):
