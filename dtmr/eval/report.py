@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import math
+import textwrap
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -48,6 +49,8 @@ def _evaluator_epochs(run: dict) -> str:
     return ", ".join(f"{task} {value} epochs" for task, value in sorted(epochs.items()))
 
 
+#: characters per line of the command printed under the plot
+COMMAND_WRAP = 180
 #: what must match for rows of two runs to share one table
 SAME_PROTOCOL = ("settings", "evaluator_epochs", "data", "chance")
 METHOD_ORDER = {"raw": 0, "noise": 1, "naive": 2, "dmr": 3, "pmr": 4, "dtmr": 5}
@@ -150,8 +153,9 @@ def plot_tradeoff(path: Path, rows: Sequence[dict], run: dict) -> None:
     ax.set_ylabel("action recognition top-1 (%, raw-trained SGN)  ↑ more useful")
     ax.set_title(f"Privacy/utility trade-off: {run['data']['path']} ({run['data']['split']})", fontsize=10)
     ax.grid(alpha=0.3)
-    fig.text(0.01, 0.005, run["command"], fontsize=6, color="dimgrey")
-    fig.tight_layout(rect=(0, 0.03, 1, 1))
+    command = textwrap.wrap(run["command"], COMMAND_WRAP, break_on_hyphens=False)  # long after --append
+    fig.text(0.01, 0.005, "\n".join(command), fontsize=6, color="dimgrey", va="bottom")
+    fig.tight_layout(rect=(0, 0.012 + 0.018 * len(command), 1, 1))
     with atomic_write(path, suffix=".png") as tmp:
         fig.savefig(tmp, format="png")
     plt.close(fig)
