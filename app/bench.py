@@ -146,7 +146,7 @@ def run(args) -> dict:
     from dtmr.data import generate_clips
     from dtmr.io.npz_dataset import write_npz_dataset
 
-    from .core.cpu_sharing import share_cpu_with_ui
+    from .core.cpu_sharing import model_threads, share_cpu_with_ui
     from .ui.gl_check import probe_opengl
     from .ui.main_window import MainWindow
 
@@ -187,7 +187,7 @@ def run(args) -> dict:
             "view_size": [source_view.width(), source_view.height()],
             "model": model,
             "opengl": f"{'.'.join(map(str, report.version))} {report.renderer}",
-            "torch_threads": controller.threads["inference"].job.threads,  # in the model process
+            "torch_threads": model_threads(),  # in each model process
             "targets": {"frame_update_ms": TARGET_FRAME_MS, "max_stall_ms": TARGET_STALL_MS},
         }
         window.close()

@@ -28,6 +28,10 @@ from ..workers.job_thread import JobThread
 from ..workers.process_job import ProcessJob
 
 
+#: what the model processes import before their first request (torch comes with them)
+MODEL_MODULES = ("dtmr.models.anonymizer", "dtmr.models.recognizers")
+
+
 class StudioController(QObject):
     """Signals: `library_opened(OpenedLibrary)`, `catalog_changed(ScanResult)`, `message(str)` (status bar),
     `error(str)` (a failed job, one line)."""
@@ -57,15 +61,14 @@ class StudioController(QObject):
         self.threads = {
             "library": JobThread(open_library, "library loader", self),
             "models": JobThread(scan_models, "model scanner", self),
-            # the model jobs run in child processes, off the UI's GIL (app/workers/process_job.py)
-            "inference": JobThread(retargeting or ProcessJob(Retargeting, "inference"), "inference", self),
-            "recognition": JobThread(recognition or ProcessJob(Recognition, "recognition"), "recognition", self),
+            # the model jobs run in child processes, off the UI's GIL (app/workers/process_job.py); they
+            # import the model code while the library and the model folders load
+            "inference": JobThread(retargeting or ProcessJob(Retargeting, "inference", preload=MODEL_MODULES),
+                                   "inference", self),
+            "recognition": JobThread(recognition or ProcessJob(Recognition, "recognition", preload=MODEL_MODULES),
+                                     "recognition", self),
         }
         self._latest: dict[str, int] = {}
-        for kind in ("inference", "recognition"):
-            job = self.threads[kind].job
-            if isinstance(job, ProcessJob):
-                job.start()  # the children import torch while the library and the model folders load
         self.threads["library"].job_finished.connect(self._library_finished)
         self.threads["models"].job_finished.connect(self._scan_finished)
         self.threads["inference"].job_finished.connect(self._inference_finished)

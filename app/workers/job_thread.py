@@ -3,8 +3,8 @@
 A job is any callable ``run(request, token, progress) -> result``; one with a ``close()`` method (a
 `ProcessJob`, whose job runs in a child process) is closed when the thread stops. `submit()` replaces the
 pending request and cancels the running one, so a newer request supersedes an older one: the older job
-stops at its next `token.check()` and its result, if it still arrives, is dropped. The thread is started once and reused;
-scrubbing or clicking never creates or destroys threads. Results cross to the GUI thread through queued
+stops at its next `token.check()` and its result, if it still arrives, is dropped. The thread is started
+once and reused; scrubbing or clicking never creates or destroys threads. Results cross to the GUI thread through queued
 Qt signals; nothing here touches widgets or OpenGL.
 """
 
@@ -67,10 +67,6 @@ class JobThread(QThread):
                 self._running[1].cancel()
         if dropped is not None:
             self.job_cancelled.emit(dropped[0])
-
-    @property
-    def job(self) -> Job:
-        return self._job
 
     @property
     def busy(self) -> bool:

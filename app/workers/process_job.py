@@ -1,14 +1,17 @@
 """`ProcessJob`: run a model job in a child process, so that it never holds the Studio's GIL.
 
 A `JobThread` job is ``job(request, token, progress) -> result``. Wrapped in a `ProcessJob`, the job runs in
-a long-lived child process (started on first use, with the ``spawn`` method: forking a process that runs
-Qt and OpenGL threads is unsafe) and the worker thread only waits on a pipe. Why: in one process the
-model workers and the UI thread share one GIL, and every OpenGL call of a frame gives the GIL up and
-waits to get it back while a worker runs Python; with the recognizers running next to the retargeting
-model the event loop stalled for 93–167 ms (docs/studio.md, "Performance").
+a long-lived child process, started when the `ProcessJob` is made (with the ``spawn`` method: forking a
+process that runs Qt and OpenGL threads is unsafe), and the worker thread only waits on a pipe. Why: in
+one process the model's Python shares the GIL with the UI thread, and every OpenGL call of a frame gives
+the GIL up and waits to get it back. `dtmr bench studio`, four runs each, alternating: the longest
+event-loop stall was 32–49 ms with the model jobs in threads, 24–32 ms in child processes
+(docs/studio.md, "Performance"). A crash in native code now ends the child, not the Studio.
 
 * The job is built in the child by `factory()` (a picklable callable, e.g. a class), once, so its caches
-  (loaded checkpoints) live there. Requests and results cross the pipe pickled.
+  (loaded checkpoints) live there. Requests and results cross the pipe pickled. The `preload` modules
+  (torch and the model code: seconds) are imported as soon as the child starts, while the Studio is
+  still opening its library, rather than when the first request arrives.
 * Cancelling: the parent writes the id of the newest cancelled request into a shared integer; the child's
   token raises `JobCancelled` at its next `check()` for that request or an older one. Messages of a
   request the parent has given up on are skipped by id.
@@ -20,6 +23,7 @@ model the event loop stalled for 93–167 ms (docs/studio.md, "Performance").
 
 from __future__ import annotations
 
+import importlib
 import multiprocessing
 import os
 import pickle
@@ -53,14 +57,17 @@ class _ChildToken:
             raise JobCancelled()
 
 
-def _serve(factory: Callable[[], Any], conn, cancelled_up_to, threads: int) -> None:
-    """The child's loop: build the job, then answer (request id, request) messages until None arrives."""
+def _serve(factory: Callable[[], Any], conn, cancelled_up_to, threads: int, preload: tuple[str, ...]) -> None:
+    """The child's loop: import `preload`, build the job, then answer (request id, request) messages until
+    None arrives."""
     try:
         os.nice(CHILD_NICENESS)
     except OSError:
         pass
     for variable in ("OMP_NUM_THREADS", "MKL_NUM_THREADS"):  # read by torch when the job imports it
         os.environ[variable] = str(threads)
+    for module in preload:
+        importlib.import_module(module)
     job = factory()
     while True:
         try:
@@ -93,26 +100,29 @@ def _serve(factory: Callable[[], Any], conn, cancelled_up_to, threads: int) -> N
 
 
 class ProcessJob:
-    """``ProcessJob(factory, name)(request, token, progress)`` runs ``factory()(request, ...)`` in a child."""
+    """``ProcessJob(factory, name)(request, token, progress)`` runs ``factory()(request, ...)`` in a child,
+    which starts now and starts again after it died."""
 
-    def __init__(self, factory: Callable[[], Any], name: str, threads: int | None = None) -> None:
+    def __init__(self, factory: Callable[[], Any], name: str, threads: int | None = None,
+                 preload: tuple[str, ...] = ()) -> None:
         self._factory = factory
         self.name = name
-        #: torch threads in the child
-        self.threads = threads if threads is not None else model_threads()
+        self._preload = preload
+        self._threads = threads if threads is not None else model_threads()  # torch threads in the child
         self._context = multiprocessing.get_context("spawn")
         self._process = None
         self._conn = None
         self._cancelled_up_to = None
         self._next_id = 0
+        self._start()
 
     @property
     def pid(self) -> int | None:
-        """The child's process id, None before the first request and after `close()`."""
+        """The child's process id; None once it has ended or after `close()`."""
         return self._process.pid if self._process is not None and self._process.is_alive() else None
 
     def __call__(self, request: Any, token: CancelToken, progress: ProgressFn) -> Any:
-        self.start()
+        self._start()
         self._next_id += 1
         request_id = self._next_id
         try:
@@ -131,8 +141,7 @@ class ProcessJob:
         self._process = self._conn = None
         if process is None:
             return
-        if self._cancelled_up_to is not None:
-            self._cancelled_up_to.value = self._next_id
+        self._cancelled_up_to.value = self._next_id
         try:
             conn.send(None)
         except (BrokenPipeError, OSError):
@@ -143,8 +152,8 @@ class ProcessJob:
             process.join(1.0)
         conn.close()
 
-    def start(self) -> None:
-        """Start the child now (it imports torch, which takes seconds), unless it is running."""
+    # --- parent side, on the worker thread ---------------------------------------------------------
+    def _start(self) -> None:
         if self._process is not None and self._process.is_alive():
             return
         if self._process is not None:
@@ -152,12 +161,12 @@ class ProcessJob:
         parent_end, child_end = self._context.Pipe()
         self._cancelled_up_to = self._context.Value("q", self._next_id, lock=False)
         process = self._context.Process(target=_serve, name=f"dtmr-studio {self.name}", daemon=True,
-                                        args=(self._factory, child_end, self._cancelled_up_to, self.threads))
+                                        args=(self._factory, child_end, self._cancelled_up_to, self._threads,
+                                              self._preload))
         process.start()
         child_end.close()
         self._process, self._conn = process, parent_end
 
-    # --- parent side, on the worker thread ---------------------------------------------------------
     def _wait(self, request_id: int, token: CancelToken, progress: ProgressFn) -> Any:
         while True:
             token.check()

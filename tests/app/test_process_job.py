@@ -34,7 +34,6 @@ def test_the_job_runs_in_a_child_and_reports_progress(worker, qtbot):
 
 def test_a_newer_request_supersedes_the_running_one_in_the_child(worker, qtbot):
     thread, job, events = worker
-    job.start()
     first = thread.submit(("count", 500))  # 5 s unless cancelled
     qtbot.waitUntil(lambda: any(i == first for i, _ in events["progress"]), timeout=30000)
     second = thread.submit(("count", 2))
@@ -73,7 +72,6 @@ def test_a_crashed_child_fails_its_request_and_the_next_one_starts_a_new_child(w
 def test_stopping_the_thread_ends_the_child(qtbot):
     job = ProcessJob(CountingJob, "counting")
     thread = JobThread(job, "process worker")
-    job.start()
     process = job._process
     thread.submit(("count", 1000))  # still running when the thread stops
     thread.stop()
