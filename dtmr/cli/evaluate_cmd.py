@@ -45,6 +45,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="retrain those two models for every seed (default: once per method, on seed 0's references)")
     p.add_argument("--baseline-epochs", action="append", default=[], metavar="METHOD=E1,E2,...",
                    help="epochs per stage when DMR/PMR are trained here (default: a tenth of the public schedule)")
+    p.add_argument("--device", help="cpu, cuda or cuda:N for the models, the evaluators and the retraining "
+                                    "(default: CUDA when available)")
     p.add_argument("--append", action="store_true",
                    help="add these rows to the evaluation in --out, if there is one (same data, settings and "
                         "evaluators); a row of the same method, beta and checkpoint is replaced")
@@ -75,7 +77,7 @@ def run(args: argparse.Namespace) -> int:
     from ..eval.report import METHOD_ORDER, merge_runs, write_reports
     from ..train.baseline_trainer import BaselineTrainer
     from ..train.data import load_training_data
-    from ..train.distributed import DistributedContext
+    from ..train.distributed import DistributedContext, pick_device
 
     def log(message: str) -> None:
         print(message, file=sys.stderr, flush=True)
@@ -84,19 +86,20 @@ def run(args: argparse.Namespace) -> int:
         raise DtmrError("--seeds must be at least 1")
     torch.manual_seed(0)
     out = Path(args.out)
+    device = pick_device(args.device)
     data = load_training_data(args.data, args.split)
     log(f"{args.data}: {len(data.train)} train / {len(data.test)} test clips ({data.topology})")
     evaluators = ensure_evaluators(data, Path(args.recognizers) if args.recognizers else out / "recognizers",
-                                   args.recognizer_epochs, log)
-    checkpoints = [checkpoint_method(path) for path in args.model]
+                                   args.recognizer_epochs, log, device)
+    checkpoints = [checkpoint_method(path, device) for path in args.model]
     methods = [EvalMethod(name) for name in args.baselines if name in ("raw", "noise", "naive")]
     epochs = _baseline_epochs(args.baseline_epochs)
     for name in ("dmr", "pmr"):
         if name in args.baselines and not any(m.method == name for m in checkpoints):
             folder = out / "models" / name
             log(f"training {name.upper()} on {args.split} ({sum(epochs[name])} epochs) -> {folder}")
-            path = BaselineTrainer(name, data, folder, DistributedContext(), epochs=epochs[name]).run()
-            checkpoints.append(checkpoint_method(path))
+            path = BaselineTrainer(name, data, folder, DistributedContext(device=device), epochs=epochs[name]).run()
+            checkpoints.append(checkpoint_method(path, device))
     methods = sorted(methods + checkpoints, key=lambda m: (METHOD_ORDER[m.method], m.beta or 0.0))
     if not methods:
         raise DtmrError("nothing to evaluate: give --model and/or --baselines")
@@ -113,10 +116,11 @@ def run(args: argparse.Namespace) -> int:
         "evaluator_epochs": {e.task: e.training_epochs for e in evaluators},
         "data": data.describe(),
         "chance": chance_levels(data),
+        "device": str(device),
     }
     if args.append:
         merge_runs(out, [], run_info)  # a mismatch fails now rather than after hours of evaluation
-    rows = evaluate(data, methods, evaluators, settings, log)
+    rows = evaluate(data, methods, evaluators, settings, log, device)
     if args.append:
         rows, run_info = merge_runs(out, rows, run_info)
     write_reports(out, rows, run_info)
@@ -140,6 +144,8 @@ def _argv_of(args: argparse.Namespace) -> list[str]:
     if args.retrain_per_seed:
         argv.append("--retrain-per-seed")
     argv += [f"--baseline-epochs={item}" for item in args.baseline_epochs]
+    if args.device:
+        argv += ["--device", args.device]
     if args.append:
         argv.append("--append")
     return argv

@@ -23,6 +23,7 @@ class EvalMethod:
     method: str  # one of METHOD_ORDER
     beta: float | None = None
     checkpoint: str | None = None
+    preset: str | None = None  # DisentangledTMR's size ("small", "paper"), told apart in the tables
     _anonymizer: object = field(default=None, repr=False)
 
     @property
@@ -30,7 +31,9 @@ class EvalMethod:
         names = {"raw": "raw", "noise": f"noise {NOISE_SIGMA * 100:.0f} cm", "naive": "naive retarget",
                  "dmr": "DMR", "pmr": "PMR", "dtmr": "DisentangledTMR"}
         name = names[self.method]
-        return f"{name} β={self.beta:g}" if self.method == "dtmr" and self.beta is not None else name
+        if self.method != "dtmr" or self.beta is None:
+            return name
+        return f"{name} β={self.beta:g}" + (f" {self.preset}" if self.preset else "")
 
     def anonymize(self, clips: Sequence[Clip], references: Sequence[Clip], seed: int) -> list[Clip]:
         if self.method == "raw":
@@ -54,10 +57,12 @@ class EvalMethod:
         return self._anonymizer
 
 
-def checkpoint_method(path: str | Path) -> EvalMethod:
-    """The method and β a checkpoint holds (read from it, without building the model twice)."""
+def checkpoint_method(path: str | Path, device=None) -> EvalMethod:
+    """The method and β a checkpoint holds (read from it, without building the model twice); the model runs
+    on `device` (default: CUDA when available)."""
     from ..models.anonymizer import Anonymizer
 
-    anonymizer = Anonymizer.from_checkpoint(path)
-    beta = anonymizer.beta if anonymizer.method == "dtmr" else None
-    return EvalMethod(anonymizer.method, beta, str(path), anonymizer)
+    anonymizer = Anonymizer.from_checkpoint(path, device=device)
+    if anonymizer.method != "dtmr":
+        return EvalMethod(anonymizer.method, None, str(path), None, anonymizer)
+    return EvalMethod("dtmr", anonymizer.beta, str(path), anonymizer.model.config.preset_name, anonymizer)

@@ -30,10 +30,16 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+import torch
 
 from ..data.clip import Clip
 from ..train.data import TrainingData
-from .attacks import SAMPLES, accuracy_of_probabilities, nearest_is_source, recognition_accuracy
+from .attacks import (
+    SAMPLES,
+    accuracy_of_probabilities,
+    nearest_is_source,
+    recognition_accuracy,
+)
 from .geometry import geometry_metrics
 from .methods import EvalMethod
 from .metrics import summarize
@@ -71,8 +77,10 @@ def draw_seed(data: TrainingData, seed: int) -> SeedDraw:
     return SeedDraw(seed, test_refs, train_refs, targets)
 
 
-def ensure_evaluators(data: TrainingData, folder: Path, epochs: int, log: Callable[[str], None]):
-    """The raw-trained action and subject evaluators in `folder` (trained and saved there when missing)."""
+def ensure_evaluators(data: TrainingData, folder: Path, epochs: int, log: Callable[[str], None],
+                      device: str | torch.device = "cpu"):
+    """The raw-trained action and subject evaluators in `folder` (trained and saved there when missing),
+    on `device`."""
     from ..models.recognizers import Recognizer
     from ..train.recognizer_trainer import train_recognizer
 
@@ -80,7 +88,7 @@ def ensure_evaluators(data: TrainingData, folder: Path, epochs: int, log: Callab
     for task, labels in (("action", data.action_labels), ("subject", data.subject_labels)):
         path = folder / f"{task}.pt"
         if path.is_file():
-            recognizer = Recognizer.from_checkpoint(path, device="cpu")
+            recognizer = Recognizer.from_checkpoint(path, device=device)
             if recognizer.labels != [int(x) for x in labels] or recognizer.topology.name != data.topology:
                 raise ValueError(f"{path}: recognizer classes or topology do not match {data.path} ({data.split})")
             log(f"using the {task} evaluator {path}")
@@ -89,26 +97,36 @@ def ensure_evaluators(data: TrainingData, folder: Path, epochs: int, log: Callab
             names = data.action_class_names() if task == "action" else [f"subject {s}" for s in labels]
             clips = data.train.clips
             recognizer = train_recognizer(task, clips, [getattr(c, task) for c in clips], labels, names,
-                                          data.topology, folder, epochs=epochs, data_description=data.describe())
+                                          data.topology, folder, ctx=_context(device), epochs=epochs,
+                                          data_description=data.describe())
             recognizer.training_epochs = epochs
         out[task] = recognizer
     return out["action"], out["subject"]
 
 
+def _context(device: str | torch.device):
+    from ..train.distributed import DistributedContext
+
+    return DistributedContext(device=torch.device(device))
+
+
 def _retrained(task: str, data: TrainingData, clips: Sequence[Clip], labels: Sequence[int], seed: int,
-               epochs: int):
+               epochs: int, device: str | torch.device):
     from ..train.recognizer_trainer import train_recognizer
 
     classes = data.action_labels if task == "action" else data.subject_labels
     with tempfile.TemporaryDirectory(prefix="dtmr-eval-") as tmp:
-        return train_recognizer(task, clips, labels, classes, None, data.topology, tmp, epochs=epochs, seed=seed)
+        return train_recognizer(task, clips, labels, classes, None, data.topology, tmp, ctx=_context(device),
+                                epochs=epochs, seed=seed)
 
 
 def evaluate_method(method: EvalMethod, data: TrainingData, draws: Sequence[SeedDraw], evaluators,
-                    settings: EvalSettings, log: Callable[[str], None], raw_embeddings: dict[int, np.ndarray]) -> dict:
+                    settings: EvalSettings, log: Callable[[str], None], raw_embeddings: dict[int, np.ndarray],
+                    device: str | torch.device = "cpu") -> dict:
     """One row of the results: every metric as {"mean", "std"} (accuracies in percent) plus per-seed values.
 
-    `raw_embeddings[seed]`: the subject evaluator's embeddings of the raw test clips (shared by methods).
+    `raw_embeddings[seed]`: the subject evaluator's embeddings of the raw test clips (shared by methods);
+    `device`: where the retrained models are trained.
     """
     action_eval, subject_eval = evaluators
     test, train = data.test.clips, data.train.clips
@@ -133,9 +151,9 @@ def evaluate_method(method: EvalMethod, data: TrainingData, draws: Sequence[Seed
                     train_out = method.anonymize(train, [train[i] for i in draw.train_refs], draw.seed)
                     retrained = (
                         _retrained("action", data, train_out, [c.action for c in train], draw.seed,
-                                   settings.retrain_epochs),
+                                   settings.retrain_epochs, device),
                         _retrained("subject", data, train_out, [c.subject for c in train], draw.seed,
-                                   settings.retrain_epochs),
+                                   settings.retrain_epochs, device),
                     )
                 v["ar_retrained_top1"] = recognition_accuracy(retrained[0], anonymized, source_actions, draw.seed)[0]
                 v["ri_adaptive_top1"] = recognition_accuracy(retrained[1], anonymized, source_subjects, draw.seed)[0]
@@ -160,7 +178,7 @@ def chance_levels(data: TrainingData) -> dict[str, float]:
 
 
 def evaluate(data: TrainingData, methods: Sequence[EvalMethod], evaluators, settings: EvalSettings,
-             log: Callable[[str], None] = print) -> list[dict]:
+             log: Callable[[str], None] = print, device: str | torch.device = "cpu") -> list[dict]:
     draws = [draw_seed(data, seed) for seed in range(settings.seeds)]
     raw_embeddings = {d.seed: evaluators[1].embed(data.test.clips, SAMPLES, d.seed) for d in draws}
-    return [evaluate_method(m, data, draws, evaluators, settings, log, raw_embeddings) for m in methods]
+    return [evaluate_method(m, data, draws, evaluators, settings, log, raw_embeddings, device) for m in methods]

@@ -50,7 +50,7 @@ def _evaluator_epochs(run: dict) -> str:
 
 
 #: characters per line of the command printed under the plot
-COMMAND_WRAP = 180
+COMMAND_WRAP = 150
 #: what must match for rows of two runs to share one table
 SAME_PROTOCOL = ("settings", "evaluator_epochs", "data", "chance")
 METHOD_ORDER = {"raw": 0, "noise": 1, "naive": 2, "dmr": 3, "pmr": 4, "dtmr": 5}
@@ -85,7 +85,10 @@ def merge_runs(out_dir: str | Path, rows: Sequence[dict], run: dict) -> tuple[li
                             f"({old_run.get(key)!r} against {run.get(key)!r}); evaluate into a new folder")
     new_keys = {row_order(r) for r in rows}
     merged = sorted([r for r in old_rows if row_order(r) not in new_keys] + list(rows), key=row_order)
-    return merged, {**run, "command": f"{old_run['command']} && {run['command']}"}
+    merged_run = {**run, "command": f"{old_run['command']} && {run['command']}"}
+    if old_run.get("device", run.get("device")) != run.get("device"):
+        merged_run["device"] = f"{old_run['device']} && {run['device']}"
+    return merged, merged_run
 
 
 def write_reports(out_dir: str | Path, rows: Sequence[dict], run: dict) -> None:
@@ -101,7 +104,7 @@ def write_reports(out_dir: str | Path, rows: Sequence[dict], run: dict) -> None:
     text = [
         f"# Evaluation: {run['data']['path']} ({run['data']['split']} split)",
         "",
-        f"Command: `{run['command']}`",
+        f"Command: `{run['command']}`" + (f" (device: {run['device']})" if run.get("device") else ""),
         "",
         f"Test clips: {run['data']['test_clips']}; train clips: {run['data']['train_clips']}; "
         f"{len(run['data']['subjects'])} subjects, {len(run['data']['actions'])} actions. "

@@ -7,6 +7,7 @@ import json
 
 import numpy as np
 import pytest
+import torch
 
 from dtmr.cli import main
 from dtmr.data.synthetic import generate_clips
@@ -65,12 +66,43 @@ def test_raw_is_far_above_chance_and_noise_lowers_it(tmp_path):
     # evaluators loaded from a folder: the report gives the epochs their checkpoints record, not the option's
     again = tmp_path / "again"
     assert main(["evaluate", "--data", str(library), "--split", "synthetic", "--baselines", "raw", "--seeds", "1",
-                 "--out", str(again), "--recognizers", str(out / "recognizers"), "--no-retrain"]) == 0
+                 "--out", str(again), "--recognizers", str(out / "recognizers"), "--no-retrain",
+                 "--device", "cpu"]) == 0
     text = (again / "results.md").read_text()
     assert "raw train split (30 epochs)" in text and "--recognizer-epochs" not in text
-    assert json.loads((again / "run.json").read_text())["evaluator_epochs"] == {"action": 30, "subject": 30}
+    assert "--device cpu` (device: cpu)" in text
+    run = json.loads((again / "run.json").read_text())
+    assert run["evaluator_epochs"] == {"action": 30, "subject": 30} and run["device"] == "cpu"
     # a later run adds its rows to that table
     assert main(["evaluate", "--data", str(library), "--split", "synthetic", "--baselines", "naive", "--seeds", "1",
                  "--out", str(again), "--recognizers", str(out / "recognizers"), "--no-retrain", "--append"]) == 0
     assert [r["method"] for r in json.loads((again / "results.json").read_text())] == ["raw", "naive"]
     assert " && dtmr evaluate " in (again / "results.md").read_text()
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
+def test_the_whole_protocol_runs_on_cuda(tmp_path):
+    """Evaluators, a DMR trained here, the retrained models and the attacks, all on the GPU."""
+    library = tmp_path / "synthetic.h5"
+    ClipLibrary.create(library, generate_clips(subjects=4, actions=3, repetitions=2, seed=5))
+    out = tmp_path / "eval"
+    assert main(["evaluate", "--data", str(library), "--split", "synthetic", "--baselines", "raw,naive,dmr",
+                 "--seeds", "2", "--out", str(out), "--recognizer-epochs", "2", "--retrain-epochs", "1",
+                 "--baseline-epochs", "dmr=1,1,1,1", "--device", "cuda"]) == 0
+    rows = json.loads((out / "results.json").read_text())
+    assert [r["method"] for r in rows] == ["raw", "naive", "dmr"]
+    for row in rows:
+        for key in ("ar_top1", "ri_top1", "ar_retrained_top1", "ri_adaptive_top1", "linkage", "mpjpe"):
+            assert np.isfinite(row[key]["mean"]), (row["method"], key)
+    assert json.loads((out / "run.json").read_text())["device"] == "cuda:0"
+
+
+def test_checkpoint_rows_name_the_method_beta_and_size():
+    from dtmr.eval.methods import EvalMethod, checkpoint_method
+    from dtmr.resources import resource_path
+
+    path = resource_path("models", "dtmr_small_beta0.2.pt")
+    method = checkpoint_method(path, "cpu")
+    assert (method.method, method.beta, method.preset) == ("dtmr", pytest.approx(0.2), "small")
+    assert method.label == "DisentangledTMR β=0.2 small" and method.anonymizer.device.type == "cpu"
+    assert EvalMethod("naive").label == "naive retarget"

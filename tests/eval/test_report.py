@@ -48,3 +48,13 @@ def test_append_refuses_another_protocol_or_a_damaged_run(tmp_path):
     (tmp_path / "run.json").unlink()
     with pytest.raises(DtmrError, match="incomplete"):
         merge_runs(tmp_path, [], _run("B"))
+
+
+def test_a_run_on_another_device_is_recorded_next_to_the_first(tmp_path):
+    write_reports(tmp_path, [_row("raw")], {**_run("A"), "device": "cpu"})
+    rows, run = merge_runs(tmp_path, [_row("pmr", checkpoint="p.pt")], {**_run("B"), "device": "cuda:0"})
+    assert run["device"] == "cpu && cuda:0"
+    write_reports(tmp_path, rows, run)
+    assert "Command: `A && B` (device: cpu && cuda:0)" in (tmp_path / "results.md").read_text()
+    _, same = merge_runs(tmp_path, [], {**_run("C"), "device": "cpu && cuda:0"})
+    assert same["device"] == "cpu && cuda:0"
