@@ -50,6 +50,8 @@ def read_checkpoint_info(path: str | Path) -> CheckpointInfo:
     """The catalogue entry of one checkpoint file; `CheckpointError` naming the file when unreadable."""
     import torch
 
+    from dtmr.models.config import variant_label
+
     path = Path(path)
     try:
         data = torch.load(path, map_location="cpu", weights_only=True, mmap=True)
@@ -72,7 +74,7 @@ def read_checkpoint_info(path: str | Path) -> CheckpointInfo:
         topology=topology,
         beta=None if beta is None else float(beta),
         task=None if data.get("task") is None else str(data["task"]),
-        preset=None if config.get("preset_name") is None else str(config["preset_name"]),  # DTMRConfig
+        preset=variant_label(config),  # DTMRConfig's preset (and residual)
         modified=path.stat().st_mtime,
     )
 

@@ -23,7 +23,7 @@ class EvalMethod:
     method: str  # one of METHOD_ORDER
     beta: float | None = None
     checkpoint: str | None = None
-    preset: str | None = None  # DisentangledTMR's size ("small", "paper"), told apart in the tables
+    variant: str | None = None  # DisentangledTMR's preset and residual (`variant_label`), told apart in tables
     _anonymizer: object = field(default=None, repr=False)
 
     @property
@@ -33,7 +33,7 @@ class EvalMethod:
         name = names[self.method]
         if self.method != "dtmr" or self.beta is None:
             return name
-        return f"{name} β={self.beta:g}" + (f" {self.preset}" if self.preset else "")
+        return f"{name} β={self.beta:g}" + (f" {self.variant}" if self.variant else "")
 
     def anonymize(self, clips: Sequence[Clip], references: Sequence[Clip], seed: int) -> list[Clip]:
         if self.method == "raw":
@@ -65,4 +65,6 @@ def checkpoint_method(path: str | Path, device=None) -> EvalMethod:
     anonymizer = Anonymizer.from_checkpoint(path, device=device)
     if anonymizer.method != "dtmr":
         return EvalMethod(anonymizer.method, None, str(path), None, anonymizer)
-    return EvalMethod("dtmr", anonymizer.beta, str(path), anonymizer.model.config.preset_name, anonymizer)
+    from ..models.config import variant_label
+
+    return EvalMethod("dtmr", anonymizer.beta, str(path), variant_label(anonymizer.model.config_dict()), anonymizer)

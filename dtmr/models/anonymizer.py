@@ -11,7 +11,8 @@ For each (source, reference) pair:
    `torch.inference_mode()` with its key/value cache, and the full retarget D is mapped back to the
    source's own space and length (`Normalization.invert`): that is the *retargeted* clip;
 4. the *released* clip is the blend in the source's own space, (1 - β)·source + β·invert(D), so β = 0
-   returns the (mapped) source exactly, NaNs included.
+   returns the (mapped) source exactly, NaNs included. A DisentangledTMR trained with the naive residual
+   (`DTMRConfig.residual = "naive"`) blends with the source on the reference's bone lengths instead.
 
 Output clips keep the source's metadata and carry provenance in `extra`: `source_clip`,
 `reference_clip`, `model`, `method`, `beta` and `output` ("retargeted" or "released").
@@ -29,6 +30,7 @@ from torch import nn
 from ..data.clip import Clip
 from ..errors import InputError
 from ..skeleton import NTU25, Normalization, Topology, normalize, to_ntu25
+from .baselines.naive import naive_retarget
 from .checkpoint import build_model_from_checkpoint, load_checkpoint
 from .interface import blend_release
 
@@ -101,7 +103,8 @@ class Anonymizer:
     # ------------------------------------------------------------------ public API
 
     def anonymize(self, clip: Clip, reference: Clip) -> Clip:
-        """The released clip: (1 - β)·source + β·D in the source's space and length."""
+        """The released clip: (1 - β)·source + β·D in the source's space and length (with a naive-residual
+        DisentangledTMR, the source on the reference's bone lengths instead of the source)."""
         return self.retarget_pair(clip, reference)[1]
 
     def anonymize_batch(self, clips: Sequence[Clip], references: Sequence[Clip] | Clip,
@@ -157,10 +160,15 @@ class Anonymizer:
             full = self.model.retarget(torch.from_numpy(np.stack(src)).to(self.device, dtype),
                                        torch.from_numpy(np.stack(ref)).to(self.device, dtype))
         full = full.float().cpu().numpy()
+        naive_residual = getattr(self.model, "naive", None) is not None
         pairs = []
         for i, (clip, reference) in enumerate(zip(clips, references)):
             retargeted = transforms[i].invert(full[i])
-            released = blend_release(retargeted, sources[i], self.beta).astype(np.float32)
+            # the residual at the source's own frames: the source, or (config.residual = "naive") the source
+            # on the reference's bone lengths, which rigid normalization leaves unchanged
+            residual = sources[i] if not naive_residual else naive_retarget(
+                sources[i], self._model_joints(reference, "reference"), self.topology)
+            released = blend_release(retargeted, residual, self.beta).astype(np.float32)
             pairs.append((self._output(clip, reference, retargeted, "retargeted"),
                           self._output(clip, reference, released, "released")))
         return pairs

@@ -42,6 +42,7 @@ _PRESET_TABLE: dict[str, tuple[object, object]] = {
     "decoder_ffn":                (2048,                     384),
 }
 PRESET_NAMES = ("paper", "small")
+RESIDUALS = ("source", "naive")
 
 
 @dataclass(frozen=True)
@@ -77,6 +78,11 @@ class DTMRConfig:
     bone_hidden: int = 128
     identity_fusion_hidden: int = 512
     identity_dim: int = 256
+
+    # What the release blends the decoder's output with: "source" (the paper: β·D + (1 − β)·src) or "naive"
+    # (β·D + (1 − β)·naive(src, ref), the source kinematically retargeted to the reference's bone lengths,
+    # so that the residual path no longer carries the source's proportions). Not part of the presets.
+    residual: str = "source"
 
     # Factorized decoder.
     decoder_layers: int = 6
@@ -157,5 +163,17 @@ class DTMRConfig:
             problems.append("action_conv_kernels must be odd (same-length convolutions)")
         if not 0.0 <= self.dropout < 1.0:
             problems.append("dropout must be in [0, 1)")
+        if self.residual not in RESIDUALS:
+            problems.append(f"residual must be one of {', '.join(RESIDUALS)}, got {self.residual!r}")
         if problems:
             raise ValueError("invalid DTMRConfig: " + "; ".join(problems))
+
+
+def variant_label(config: dict) -> str | None:
+    """How tables and model lists tell DisentangledTMR checkpoints apart: the preset, and the residual when it
+    is not the paper's ("small", "paper, naive residual"); None for a config without a preset."""
+    preset = config.get("preset_name")
+    if preset is None:
+        return None
+    residual = config.get("residual", "source")
+    return str(preset) if residual == "source" else f"{preset}, {residual} residual"

@@ -3,6 +3,7 @@
     src (B, 64, J, 3) -> motion features (B, 64, J, 9) -> E_A -> action memory (B, 64, 768)
     ref (B, 64, J, 3) -> mean pose, bone lengths     -> E_I -> identity        (B, 256)
     D(action memory, identity) -> (B, 64, J, 3), autoregressive (key/value cache at inference)
+    release = β·D + (1 − β)·residual(src, ref), residual = src (the paper) or naive(src, ref)
 
 The auxiliary heads of training (classifiers, adversaries, discriminator) are built by the trainer
 around `config.action_dim` and `config.identity_dim`; they are not part of this module.
@@ -15,6 +16,7 @@ from torch import nn
 
 from ..skeleton import get_topology
 from .action_encoder import ActionEncoder
+from .baselines.naive import NaiveRetargeter
 from .checkpoint import register_method
 from .config import DTMRConfig
 from .decoder import FactorizedDecoder
@@ -38,6 +40,7 @@ class DisentangledTMR(nn.Module):
         self.action_encoder = ActionEncoder(config, self.topology)
         self.identity_encoder = IdentityEncoder(config, self.topology)
         self.decoder = FactorizedDecoder(config, self.topology.num_joints)
+        self.naive = NaiveRetargeter(self.topology) if config.residual == "naive" else None
 
     def _check_clip(self, x: torch.Tensor, what: str) -> None:
         expected = (self.config.frames, self.topology.num_joints, 3)
@@ -68,6 +71,11 @@ class DisentangledTMR(nn.Module):
     def retarget(self, src: torch.Tensor, ref: torch.Tensor, use_cache: bool = True) -> torch.Tensor:
         """D(E_A(src), E_I(ref)), (B, 64, J, 3) in the normalized space, decoded autoregressively."""
         return self.decode(self.encode_action(src), self.encode_identity(ref), use_cache=use_cache)
+
+    def residual(self, src: torch.Tensor, ref: torch.Tensor) -> torch.Tensor:
+        """What the release blends with D, (B, 64, J, 3): the source, or the source naively retargeted to
+        the reference's bone lengths (`config.residual`)."""
+        return src if self.naive is None else self.naive(src, ref)
 
     def config_dict(self) -> dict:
         return self.config.to_dict()

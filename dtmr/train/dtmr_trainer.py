@@ -8,7 +8,8 @@ per quadruplet:
     cross  A(P2,A2) + I(P1,A1) -> x(P1,A2)      self  A(P2,A2) + I(P2,A1) -> x(P2,A2)
 
 and every loss on the output is computed on the β-blend `out = β·D + (1-β)·src` (the decoder learns what
-complements the source). A cross target is another performance than its source, so it is first warped onto
+complements the source; with `config.residual = "naive"`, src is replaced by the source retargeted to the
+identity clip's bone lengths, here and in D*). A cross target is another performance than its source, so it is first warped onto
 the source's timing (`alignment.align_to_source`, dynamic time warping on bone directions). Teacher forcing feeds the decoder the output it should produce,
 `D* = (target - (1-β)·src) / β`, shifted by one frame; one draw per batch decides (the stage's schedule).
 
@@ -141,9 +142,10 @@ class GeneratorLoss(nn.Module):
             memory = torch.cat([view(action_features, a) for a, _, _ in DECODE_PAIRS])
             ident = torch.cat([view(identity, i) for _, i, _ in DECODE_PAIRS])
             target_fps = torch.cat([fps[:, t] for _, _, t in DECODE_PAIRS])
-            decoder_target = (target - (1.0 - beta) * src) / beta if beta > 0 else target
+            base = model.residual(src, torch.cat([x[:, i] for _, i, _ in DECODE_PAIRS]))  # src or naive(src, ref)
+            decoder_target = (target - (1.0 - beta) * base) / beta if beta > 0 else target
             full = model.decode(memory, ident, decoder_target, teacher_forcing=1.0 if teacher_forced else 0.0)
-            out = blend_release(full, src, beta)
+            out = blend_release(full, base, beta)
             topo = model.topology
             terms["mse"] = L.mse_loss(out, target)
             terms["end_effector"] = L.end_effector_loss(out, target, topo)

@@ -103,6 +103,6 @@ def test_checkpoint_rows_name_the_method_beta_and_size():
 
     path = resource_path("models", "dtmr_small_beta0.2.pt")
     method = checkpoint_method(path, "cpu")
-    assert (method.method, method.beta, method.preset) == ("dtmr", pytest.approx(0.2), "small")
+    assert (method.method, method.beta, method.variant) == ("dtmr", pytest.approx(0.2), "small")
     assert method.label == "DisentangledTMR β=0.2 small" and method.anonymizer.device.type == "cpu"
     assert EvalMethod("naive").label == "naive retarget"

@@ -126,3 +126,18 @@ def test_real_nwucla_clip(shared_data):
              for i in (0, 700)]
     out = anonymizer("kinect_v1_20").anonymize(clips[0], clips[1])
     assert out.joints.shape == clips[0].joints.shape and np.isfinite(out.joints).all()
+
+
+def test_a_naive_residual_model_blends_with_the_source_on_the_reference_bones(tmp_path):
+    from dtmr.models.baselines.naive import naive_retarget
+
+    torch.manual_seed(0)
+    model = DisentangledTMR(DTMRConfig.preset("small", "ntu25", residual="naive"), beta=0.2)
+    save_checkpoint(tmp_path / "naive.pt", model, data={}, metrics={})
+    tool = Anonymizer.from_checkpoint(tmp_path / "naive.pt", device="cpu")
+    assert tool.model.naive is not None
+    source, reference = walking_clip("ntu25", 70, seed=1), walking_clip("ntu25", 50, seed=2, subject=7)
+    retargeted, released = tool.retarget_pair(source, reference)
+    residual = naive_retarget(source.joints, reference.joints, "ntu25")
+    np.testing.assert_allclose(released.joints, 0.8 * residual + 0.2 * retargeted.joints, atol=1e-5)
+    assert not np.allclose(released.joints, 0.8 * source.joints + 0.2 * retargeted.joints, atol=1e-3)

@@ -108,3 +108,23 @@ def test_teacher_forcing_draw_is_seeded():
         again = torch.equal(model.decode(memory, identity, target=src, teacher_forcing=0.5), forced)
     assert any(picks) and not all(picks)
     assert again == picks[5]
+
+
+def test_the_residual_is_the_source_or_its_naive_retarget():
+    from dtmr.models.baselines.naive import NaiveRetargeter
+    from dtmr.models.config import variant_label
+
+    src, ref = clips(2, 20, seed=1), clips(2, 20, seed=2)
+    assert small_model("kinect_v1_20").residual(src, ref) is src
+    config = DTMRConfig.preset("small", "kinect_v1_20", residual="naive")
+    model = DisentangledTMR(config)
+    torch.testing.assert_close(model.residual(src, ref), NaiveRetargeter("kinect_v1_20")(src, ref))
+    assert DTMRConfig.from_dict(config.to_dict()) == config
+    old = {k: v for k, v in config.to_dict().items() if k != "residual"}  # checkpoints before the option
+    assert DTMRConfig.from_dict(old).residual == "source"
+    assert "residual" not in model.state_dict() and set(model.state_dict()) == set(small_model("kinect_v1_20").state_dict())
+    with pytest.raises(ValueError, match="residual must be one of source, naive"):
+        DTMRConfig(residual="reference")
+    assert variant_label(DTMRConfig.preset("paper").to_dict()) == "paper"
+    assert variant_label(config.to_dict()) == "small, naive residual"
+    assert variant_label({}) is None

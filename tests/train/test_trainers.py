@@ -61,13 +61,14 @@ def _epoch_losses(out: Path) -> list[dict]:
         return [{"stage": e.stage, "epoch": e.epoch, **e.losses} for e in read_events(fh) if e.kind == "epoch"]
 
 
-@pytest.mark.parametrize("stage", [1, 2, 3])
-def test_each_stage_lowers_its_loss(tiny_library, tmp_path, stage):
+@pytest.mark.parametrize("stage, residual", [(1, "source"), (2, "source"), (3, "source"), (2, "naive"), (3, "naive")])
+def test_each_stage_lowers_its_loss(tiny_library, tmp_path, stage, residual):
     epochs = [0, 0, 0]
     epochs[stage - 1] = 6
     data = load_training_data(tiny_library, "synthetic")
     config = TrainConfig(data=str(tiny_library), split="synthetic", out=str(tmp_path), beta=0.5,
-                         epochs=tuple(epochs), batch=4, quadruplets_per_epoch=16, lr=3e-3, model_overrides=TINY)
+                         epochs=tuple(epochs), batch=4, quadruplets_per_epoch=16, lr=3e-3,
+                         model_overrides={**TINY, "residual": residual})
     trainer = DTMRTrainer(config, data, DistributedContext())
     trainer.run()
     totals = [h["total"] for h in trainer.history]
