@@ -115,6 +115,9 @@ def _retrained(task: str, data: TrainingData, clips: Sequence[Clip], labels: Seq
     from ..train.recognizer_trainer import train_recognizer
 
     classes = data.action_labels if task == "action" else data.subject_labels
+    # the model's initial weights come from the global generator: seed it here, or they would depend on
+    # what the methods evaluated before this one drew, and a method's row on the others in its run
+    torch.manual_seed(seed)
     with tempfile.TemporaryDirectory(prefix="dtmr-eval-") as tmp:
         return train_recognizer(task, clips, labels, classes, None, data.topology, tmp, ctx=_context(device),
                                 epochs=epochs, seed=seed)

@@ -106,3 +106,22 @@ def test_checkpoint_rows_name_the_method_beta_and_size():
     assert (method.method, method.beta, method.variant) == ("dtmr", pytest.approx(0.2), "small")
     assert method.label == "DisentangledTMR β=0.2 small" and method.anonymizer.device.type == "cpu"
     assert EvalMethod("naive").label == "naive retarget"
+
+
+def test_a_retrained_model_does_not_depend_on_what_was_drawn_before_it(tmp_path):
+    """A method's retrained models, hence its row, depend on its seed only, not on the methods evaluated
+    before it in the run: evaluations run side by side and joined (`--append`, scripts/merge_evaluations.py)
+    give the rows one run would give."""
+    from dtmr.eval.protocol import _retrained
+    from dtmr.train.data import load_training_data
+
+    library = tmp_path / "synthetic.h5"
+    ClipLibrary.create(library, generate_clips(subjects=3, actions=2, repetitions=2, seed=7))
+    data = load_training_data(library, "synthetic")
+    clips = data.train.clips
+    models = []
+    for earlier_draws in (1, 50):
+        torch.rand(earlier_draws)
+        models.append(_retrained("action", data, clips, [c.action for c in clips], 3, 1, "cpu"))
+    first, second = (m.model.state_dict() for m in models)
+    assert all(torch.equal(first[k], second[k]) for k in first)
