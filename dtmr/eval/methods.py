@@ -61,10 +61,9 @@ def checkpoint_method(path: str | Path, device=None) -> EvalMethod:
     """The method and β a checkpoint holds (read from it, without building the model twice); the model runs
     on `device` (default: CUDA when available)."""
     from ..models.anonymizer import Anonymizer
-
-    anonymizer = Anonymizer.from_checkpoint(path, device=device)
-    if anonymizer.method != "dtmr":
-        return EvalMethod(anonymizer.method, None, str(path), None, anonymizer)
     from ..models.config import variant_label
 
-    return EvalMethod("dtmr", anonymizer.beta, str(path), variant_label(anonymizer.model.config_dict()), anonymizer)
+    anonymizer = Anonymizer.from_checkpoint(path, device=device)
+    beta = anonymizer.beta if anonymizer.method == "dtmr" else None
+    variant = variant_label(anonymizer.model.config_dict())  # None for DMR and PMR (no preset)
+    return EvalMethod(anonymizer.method, beta, str(path), variant, anonymizer)

@@ -86,8 +86,9 @@ def merge_runs(out_dir: str | Path, rows: Sequence[dict], run: dict) -> tuple[li
     new_keys = {row_order(r) for r in rows}
     merged = sorted([r for r in old_rows if row_order(r) not in new_keys] + list(rows), key=row_order)
     merged_run = {**run, "command": f"{old_run['command']} && {run['command']}"}
-    if old_run.get("device", run.get("device")) != run.get("device"):
-        merged_run["device"] = f"{old_run['device']} && {run['device']}"
+    devices = [d for r in (old_run, run) for d in (r.get("device") or "").split(" && ") if d]
+    if devices:
+        merged_run["device"] = " && ".join(dict.fromkeys(devices))  # each device once, in order
     return merged, merged_run
 
 

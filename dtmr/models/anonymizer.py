@@ -80,6 +80,8 @@ class Anonymizer:
         #: the checkpoint's metadata: every top-level entry but the ones holding tensors (state dicts)
         self.checkpoint = {k: v for k, v in (checkpoint or {}).items() if not _holds_tensor(v)}
         self.source = None if source is None else str(source)
+        #: a DisentangledTMR trained with `DTMRConfig.residual = "naive"` blends with naive(source, reference)
+        self.naive_residual = model.config_dict().get("residual") == "naive"
 
     @classmethod
     def from_checkpoint(cls, path: str | Path, device: str | torch.device | None = None) -> "Anonymizer":
@@ -154,20 +156,20 @@ class Anonymizer:
     def _run_batch(self, clips: Sequence[Clip], references: Sequence[Clip]) -> list[tuple[Clip, Clip]]:
         sources = [self._model_joints(c, "source") for c in clips]
         src, transforms = zip(*(self._model_input(j, c, "source") for j, c in zip(sources, clips)))
-        ref = [self._model_input(self._model_joints(r, "reference"), r, "reference")[0] for r in references]
+        references_joints = [self._model_joints(r, "reference") for r in references]
+        ref = [self._model_input(j, r, "reference")[0] for j, r in zip(references_joints, references)]
         dtype = next((p.dtype for p in self.model.parameters() if p.is_floating_point()), torch.float32)
         with torch.inference_mode():
             full = self.model.retarget(torch.from_numpy(np.stack(src)).to(self.device, dtype),
                                        torch.from_numpy(np.stack(ref)).to(self.device, dtype))
         full = full.float().cpu().numpy()
-        naive_residual = getattr(self.model, "naive", None) is not None
         pairs = []
         for i, (clip, reference) in enumerate(zip(clips, references)):
             retargeted = transforms[i].invert(full[i])
             # the residual at the source's own frames: the source, or (config.residual = "naive") the source
             # on the reference's bone lengths, which rigid normalization leaves unchanged
-            residual = sources[i] if not naive_residual else naive_retarget(
-                sources[i], self._model_joints(reference, "reference"), self.topology)
+            residual = naive_retarget(sources[i], references_joints[i], self.topology) if self.naive_residual \
+                else sources[i]
             released = blend_release(retargeted, residual, self.beta).astype(np.float32)
             pairs.append((self._output(clip, reference, retargeted, "retargeted"),
                           self._output(clip, reference, released, "released")))

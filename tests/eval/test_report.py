@@ -58,3 +58,5 @@ def test_a_run_on_another_device_is_recorded_next_to_the_first(tmp_path):
     assert "Command: `A && B` (device: cpu && cuda:0)" in (tmp_path / "results.md").read_text()
     _, same = merge_runs(tmp_path, [], {**_run("C"), "device": "cpu && cuda:0"})
     assert same["device"] == "cpu && cuda:0"
+    _, again = merge_runs(tmp_path, [], {**_run("D"), "device": "cuda:0"})
+    assert again["device"] == "cpu && cuda:0"  # each device once
