@@ -63,3 +63,23 @@ def test_parts_of_another_protocol_are_refused(merge_script, tmp_path):
     with pytest.raises(DtmrError, match="other settings"):
         merge_script.merge(tmp_path / "out", [first, other])
     assert merge_script.main([str(tmp_path / "none"), str(tmp_path / "missing")]) == 1
+
+
+def test_append_adds_a_part_to_the_table_already_in_out(merge_script, tmp_path):
+    out = tmp_path / "docs" / "nwucla"
+    _part(out, "raw", 80.0)  # the table made earlier (on the GPU), written straight into out
+    cpu = _part(tmp_path / "parts" / "naive_cpu", "naive", 70.0)
+    run = json.loads((cpu / "run.json").read_text())
+    run["device"] = "cpu"
+    (cpu / "run.json").write_text(json.dumps(run))
+    assert merge_script.main(["--append", str(out), str(cpu)]) == 0
+    rows = json.loads((out / "results.json").read_text())
+    assert [(r["method"], r["ar_top1"]["mean"]) for r in rows] == [("raw", 80.0), ("naive", 70.0)]
+    merged = json.loads((out / "run.json").read_text())
+    assert merged["command"] == (
+        f"dtmr evaluate --data runs/x.h5 --split nwucla --baselines raw --seeds 5 --out {out} && "
+        f"dtmr evaluate --data runs/x.h5 --split nwucla --baselines naive --seeds 5 --out {out} --append")
+    assert merged["device"] == "cuda:0 && cpu"
+    # without --append the earlier table is replaced
+    assert merge_script.main([str(out), str(cpu)]) == 0
+    assert [r["method"] for r in json.loads((out / "results.json").read_text())] == ["naive"]
