@@ -129,15 +129,28 @@ def write_reports(out_dir: str | Path, rows: Sequence[dict], run: dict) -> None:
 
 
 def plot_tradeoff(path: Path, rows: Sequence[dict], run: dict) -> None:
+    """Write `tradeoff_figure` as a PNG."""
+    import matplotlib.pyplot as plt
+
+    fig = tradeoff_figure(rows, run)
+    with atomic_write(path, suffix=".png") as tmp:
+        fig.savefig(tmp, format="png")
+    plt.close(fig)
+
+
+def tradeoff_figure(rows: Sequence[dict], run: dict):
     """Action recognition (y) against re-identification (x) for every method: the adaptive attacker
-    (filled) and the raw-trained one (hollow)."""
+    (filled) and the raw-trained one (hollow), with the command that made it under the plot."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(7.5, 5.5), dpi=120)
+    command = textwrap.wrap(run["command"], COMMAND_WRAP, break_on_hyphens=False)  # long after --append
+    command_height = 0.05 + 0.1 * len(command)  # inches: 6-point lines
+    fig, ax = plt.subplots(figsize=(7.5, 5.5 + command_height), dpi=120)
     colors = plt.get_cmap("tab10")
+    labelled = []
     for i, row in enumerate(rows):
         ar = row["ar_top1"]
         color = colors(i % 10)
@@ -148,18 +161,20 @@ def plot_tradeoff(path: Path, rows: Sequence[dict], run: dict) -> None:
             ax.errorbar(ri["mean"], ar["mean"], xerr=ri["std"], yerr=ar["std"], fmt="o", color=color,
                         mfc=color if filled else "none", ms=8, capsize=3,
                         label=row["label"] if filled or "ri_adaptive_top1" not in row else None)
-        x = row.get("ri_adaptive_top1", row["ri_top1"])["mean"]
-        ax.annotate(row["label"], (x, ar["mean"]), textcoords="offset points", xytext=(6, 4), fontsize=8)
+        labelled.append((row["label"], row.get("ri_adaptive_top1", row["ri_top1"])["mean"], ar["mean"]))
     chance = run["chance"]
     ax.axvline(chance["subject"], color="grey", ls=":", lw=1)
     ax.axhline(chance["action"], color="grey", ls=":", lw=1)
+    # a label on the right half of the plot goes to the left of its point, or a long one leaves the figure
+    low, high = ax.get_xlim()
+    for label, x, y in labelled:
+        right_half = x > (low + high) / 2
+        ax.annotate(label, (x, y), textcoords="offset points", xytext=(-6 if right_half else 6, 4), fontsize=8,
+                    ha="right" if right_half else "left")
     ax.set_xlabel("re-identification top-1 (%): filled = adaptive attacker, hollow = raw-trained  ← more private")
     ax.set_ylabel("action recognition top-1 (%, raw-trained SGN)  ↑ more useful")
     ax.set_title(f"Privacy/utility trade-off: {run['data']['path']} ({run['data']['split']})", fontsize=10)
     ax.grid(alpha=0.3)
-    command = textwrap.wrap(run["command"], COMMAND_WRAP, break_on_hyphens=False)  # long after --append
     fig.text(0.01, 0.005, "\n".join(command), fontsize=6, color="dimgrey", va="bottom")
-    fig.tight_layout(rect=(0, 0.012 + 0.018 * len(command), 1, 1))
-    with atomic_write(path, suffix=".png") as tmp:
-        fig.savefig(tmp, format="png")
-    plt.close(fig)
+    fig.tight_layout(rect=(0, command_height / fig.get_figheight(), 1, 1))
+    return fig

@@ -60,3 +60,30 @@ def test_a_run_on_another_device_is_recorded_next_to_the_first(tmp_path):
     assert same["device"] == "cpu && cuda:0"
     _, again = merge_runs(tmp_path, [], {**_run("D"), "device": "cuda:0"})
     assert again["device"] == "cpu && cuda:0"  # each device once
+
+
+def test_every_label_of_the_tradeoff_plot_stays_inside_the_figure():
+    """Seen on N-UCLA: a long label at the right edge and a six-command run pushed text out of the PNG."""
+    from dtmr.eval.report import tradeoff_figure
+
+    long = "DisentangledTMR β=0.2 small, naive residual"
+    rows = [{**_row("raw", ar=83.0), "label": "raw",
+             "ri_top1": {"mean": 44.7, "std": 0.4}, "ri_adaptive_top1": {"mean": 44.7, "std": 0.4}},
+            {**_row("dtmr", 0.2, "n.pt", ar=71.4), "label": long,
+             "ri_top1": {"mean": 19.7, "std": 1.3}, "ri_adaptive_top1": {"mean": 38.3, "std": 0.9}},
+            {**_row("pmr", checkpoint="p.pt", ar=11.3), "label": "PMR",
+             "ri_top1": {"mean": 9.8, "std": 0.2}, "ri_adaptive_top1": {"mean": 16.9, "std": 0.6}}]
+    command = " && ".join(f"dtmr evaluate --data runs/nwucla.h5 --split nwucla --model runs/nwucla/m{i}/model.pt "
+                          "--baselines '' --seeds 5 --out docs/results/nwucla --recognizers runs/nwucla/recognizers "
+                          "--retrain-epochs 30 --device cuda --append" for i in range(7))
+    fig = tradeoff_figure(rows, {**_run(command), "chance": {"action": 10.0, "subject": 10.0, "linkage": 0.2}})
+    renderer = fig.canvas.get_renderer()
+    fig.draw(renderer)
+    ax = fig.axes[0]
+    assert {long, "raw", "PMR"} <= {t.get_text() for t in ax.texts}
+    texts = [ax.xaxis.label, ax.yaxis.label, ax.title, *ax.texts, *fig.texts]
+    for text in texts:
+        extent = text.get_window_extent(renderer)
+        assert extent.x0 >= 0 and extent.y0 >= 0 and extent.x1 <= fig.bbox.x1 and extent.y1 <= fig.bbox.y1, \
+            f"{text.get_text()[:40]!r} leaves the figure: {extent.bounds} vs {fig.bbox.bounds}"
+    assert not ax.xaxis.label.get_window_extent(renderer).overlaps(ax.yaxis.label.get_window_extent(renderer))
