@@ -36,6 +36,16 @@ def _model_option(text: str) -> tuple[str, object]:
         return key, value
 
 
+def _loss_weight(text: str) -> tuple[str, float]:
+    term, sep, value = text.partition("=")
+    try:
+        if sep and term:
+            return term, float(value)
+    except ValueError:
+        pass
+    raise argparse.ArgumentTypeError(f"expected TERM=WEIGHT (a number), got {text!r}")
+
+
 def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--data", required=True, help="an .h5 library, .npz data set, .skeleton file or folder")
     p.add_argument("--split", required=True, help="named split (nwucla, uiprmd, ntu_cv, ntu_cs, synthetic)")
@@ -59,6 +69,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--topology", help="train on this joint set (ntu25 maps other sets to it)")
     p.add_argument("--model-option", type=_model_option, action="append", default=[], metavar="KEY=VALUE",
                    help="override a DTMRConfig field of the preset, e.g. decoder_layers=2 (JSON values)")
+    p.add_argument("--loss-weight", type=_loss_weight, action="append", default=[], metavar="TERM=W",
+                   help="replace a loss term's published weight in every stage that uses it, "
+                        "e.g. output_identity_adversary=2 (DisentangledTMR; terms: docs/losses.md)")
     p.set_defaults(func=run_train)
 
     r = sub.add_parser("train-recognizer", help="train an SGN action or subject recognizer on a split")
@@ -124,10 +137,14 @@ def run_train(args: argparse.Namespace) -> int:
             config = TrainConfig(data=str(args.data), split=args.split, out=str(args.out), preset=args.preset,
                                  beta=args.beta, epochs=args.epochs, batch=args.batch or 32, lr=args.lr,
                                  device=args.device, seed=args.seed, quadruplets_per_epoch=args.quadruplets,
-                                 topology=args.topology, model_overrides=dict(args.model_option))
+                                 topology=args.topology, model_overrides=dict(args.model_option),
+                                 loss_weights=dict(args.loss_weight))
             trainer = DTMRTrainer(config, data, ctx, events, resume=args.resume)
         else:
             from ..train.baseline_trainer import DEFAULT_BATCH, DEFAULT_LR, BaselineTrainer
+
+            if args.loss_weight:
+                raise DtmrError("--loss-weight applies to DisentangledTMR (--method dtmr) only")
 
             trainer = BaselineTrainer(args.method, data, args.out, ctx, epochs=args.epochs,
                                       batch=args.batch or DEFAULT_BATCH, lr=args.lr or DEFAULT_LR, seed=args.seed,

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import math
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -71,6 +72,8 @@ class TrainConfig:
     quadruplets_per_epoch: int | None = None  # default: twice the training clips, at most 50k
     topology: str | None = None
     model_overrides: dict = field(default_factory=dict)  # DTMRConfig fields (tests use tiny models)
+    # loss term -> weight, replacing the published weight in every stage that uses the term (losses.py)
+    loss_weights: dict = field(default_factory=dict)
 
 
 def _parts(model: DisentangledTMR, heads: AuxiliaryHeads, critics: Critics) -> dict[str, nn.Module]:
@@ -166,6 +169,20 @@ class GeneratorLoss(nn.Module):
         return terms, saved
 
 
+def stage_weights(overrides: dict[str, float]) -> dict[int, dict[str, float]]:
+    """The published per-stage loss weights with `overrides` (term -> weight) applied wherever a term is used."""
+    known = sorted(set().union(*L.STAGE_WEIGHTS.values()))
+    unknown = sorted(set(overrides) - set(known))
+    if unknown:
+        raise DtmrError(f"unknown loss terms {unknown}; the terms are {known}")
+    bad = {k: v for k, v in overrides.items()
+           if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or v < 0}
+    if bad:
+        raise DtmrError(f"loss weights must be finite numbers >= 0, got {bad}")
+    return {stage: {k: float(overrides.get(k, w)) for k, w in weights.items()}
+            for stage, weights in L.STAGE_WEIGHTS.items()}
+
+
 class DTMRTrainer(EpochTrainer):
     def __init__(self, config: TrainConfig, data: TrainingData, ctx: DistributedContext,
                  events: EventWriter | None = None, resume: bool = False):
@@ -188,6 +205,7 @@ class DTMRTrainer(EpochTrainer):
         for part in (self.model, self.heads, self.critics):
             ctx.synchronize_batch_norm(part)
         self.stages: tuple[StageSpec, ...] = dtmr_stages(config.preset, config.lr, config.epochs)
+        self.stage_weights = stage_weights(config.loss_weights)
         self.train_x = torch.from_numpy(data.train.joints)
         self.train_subjects = torch.from_numpy(data.subject_classes(data.train.subjects))
         self.train_actions = torch.from_numpy(data.action_classes(data.train.actions))
@@ -206,6 +224,8 @@ class DTMRTrainer(EpochTrainer):
         c = dataclasses.asdict(self.config)
         c.pop("out")
         c.pop("device")
+        if not c["loss_weights"]:
+            c.pop("loss_weights")  # runs from before the option resume as they were
         return json.loads(json.dumps(c))  # tuples -> lists, as stored
 
     def stage_plan(self) -> list[tuple[int, str, int]]:
@@ -237,7 +257,7 @@ class DTMRTrainer(EpochTrainer):
         sampler = QuadrupletSampler(self.sampler_metadata, seed=int(rng.integers(2**63)))
         quads = torch.from_numpy(sampler.sample(self.quadruplets_per_epoch))
         steps = self.steps_per_epoch(stage)
-        weights = L.STAGE_WEIGHTS[stage]
+        weights = self.stage_weights[stage]
         share = self.ctx.share(self.config.batch)
         self.model.train()
         self.heads.train()

@@ -188,3 +188,26 @@ def test_sgn_evaluator_trains_on_cuda_and_loads_on_the_cpu(tiny_data, tmp_path):
     on_cpu = Recognizer.from_checkpoint(tmp_path / "action.pt", device="cpu")
     probabilities = on_cpu.predict_proba(data.test.clips[:3])
     assert probabilities.shape == (3, len(data.action_labels)) and np.allclose(probabilities.sum(axis=1), 1, atol=1e-5)
+
+
+def test_a_loss_weight_option_changes_the_total_of_every_stage_using_the_term(tiny_library, tmp_path):
+    from dtmr.cli import main
+    from dtmr.train import losses as L
+
+    data = load_training_data(tiny_library, "synthetic")
+    config = TrainConfig(data=str(tiny_library), split="synthetic", out=str(tmp_path), beta=0.5,
+                         epochs=(0, 0, 1), batch=4, quadruplets_per_epoch=8, lr=3e-3, model_overrides=TINY,
+                         loss_weights={"output_identity_adversary": 7.0, "end_effector": 0.0})
+    trainer = DTMRTrainer(config, data, DistributedContext())
+    assert trainer.stage_weights[2]["end_effector"] == 0.0 and trainer.stage_weights[1] == dict(L.STAGE1_WEIGHTS)
+    trainer.run()
+    losses = trainer.history[-1]  # the epoch's mean of each term: the total is linear in them
+    weights = {**L.STAGE3_WEIGHTS, "output_identity_adversary": 7.0, "end_effector": 0.0}
+    expected = sum(weights[k] * v for k, v in losses.items() if k in weights)
+    assert losses["total"] == pytest.approx(expected, rel=1e-4)
+    assert losses["output_identity_adversary"] > 0 and losses["end_effector"] > 0
+    saved = torch.load(tmp_path / "model.pt", weights_only=True)
+    assert saved["training"]["loss_weights"] == {"output_identity_adversary": 7.0, "end_effector": 0.0}
+
+    assert main(_train_args(tiny_library, tmp_path / "bad", "1,0,0") + ["--loss-weight", "no_such_term=1"]) == 2
+    assert main(_train_args(tiny_library, tmp_path / "neg", "1,0,0") + ["--loss-weight", "bone=-1"]) == 2
