@@ -74,7 +74,8 @@ def read_checkpoint_info(path: str | Path) -> CheckpointInfo:
         topology=topology,
         beta=None if beta is None else float(beta),
         task=None if data.get("task") is None else str(data["task"]),
-        preset=variant_label(config),  # DTMRConfig's preset (and residual)
+        # DTMRConfig's preset (and residual, and the loss weights it was trained with)
+        preset=variant_label(config, data.get("training") if isinstance(data.get("training"), dict) else None),
         modified=path.stat().st_mtime,
     )
 

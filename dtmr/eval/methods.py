@@ -65,5 +65,6 @@ def checkpoint_method(path: str | Path, device=None) -> EvalMethod:
 
     anonymizer = Anonymizer.from_checkpoint(path, device=device)
     beta = anonymizer.beta if anonymizer.method == "dtmr" else None
-    variant = variant_label(anonymizer.model.config_dict())  # None for DMR and PMR (no preset)
+    # None for DMR and PMR (no preset)
+    variant = variant_label(anonymizer.model.config_dict(), anonymizer.checkpoint.get("training"))
     return EvalMethod(anonymizer.method, beta, str(path), variant, anonymizer)

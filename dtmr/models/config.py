@@ -169,11 +169,16 @@ class DTMRConfig:
             raise ValueError("invalid DTMRConfig: " + "; ".join(problems))
 
 
-def variant_label(config: dict) -> str | None:
-    """How tables and model lists tell DisentangledTMR checkpoints apart: the preset, and the residual when it
-    is not the paper's ("small", "paper, naive residual"); None for a config without a preset."""
+def variant_label(config: dict, training: dict | None = None) -> str | None:
+    """How tables and model lists tell DisentangledTMR checkpoints apart: the preset, the residual when it
+    is not the paper's, and the loss weights set by `dtmr train --loss-weight` (from the checkpoint's
+    `training` record): "small", "paper, naive residual", "small, output_identity_adversary=2"; None for a
+    config without a preset."""
     preset = config.get("preset_name")
     if preset is None:
         return None
     residual = config.get("residual", "source")
-    return str(preset) if residual == "source" else f"{preset}, {residual} residual"
+    parts = [str(preset)] + ([] if residual == "source" else [f"{residual} residual"])
+    weights = (training or {}).get("loss_weights") or {}
+    parts += [f"{term}={float(weight):g}" for term, weight in sorted(weights.items())]
+    return ", ".join(parts)

@@ -208,6 +208,10 @@ def test_a_loss_weight_option_changes_the_total_of_every_stage_using_the_term(ti
     assert losses["output_identity_adversary"] > 0 and losses["end_effector"] > 0
     saved = torch.load(tmp_path / "model.pt", weights_only=True)
     assert saved["training"]["loss_weights"] == {"output_identity_adversary": 7.0, "end_effector": 0.0}
+    from dtmr.eval.methods import checkpoint_method
+
+    assert checkpoint_method(tmp_path / "model.pt", device="cpu").label == \
+        "DisentangledTMR β=0.5 small, end_effector=0, output_identity_adversary=7"
 
     assert main(_train_args(tiny_library, tmp_path / "bad", "1,0,0") + ["--loss-weight", "no_such_term=1"]) == 2
     assert main(_train_args(tiny_library, tmp_path / "neg", "1,0,0") + ["--loss-weight", "bone=-1"]) == 2
