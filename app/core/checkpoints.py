@@ -75,7 +75,7 @@ def read_checkpoint_info(path: str | Path) -> CheckpointInfo:
         beta=None if beta is None else float(beta),
         task=None if data.get("task") is None else str(data["task"]),
         # DTMRConfig's preset (and residual, and the loss weights it was trained with)
-        preset=variant_label(config, data.get("training") if isinstance(data.get("training"), dict) else None),
+        preset=variant_label(config, data.get("training")),
         modified=path.stat().st_mtime,
     )
 

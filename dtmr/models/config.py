@@ -179,6 +179,7 @@ def variant_label(config: dict, training: dict | None = None) -> str | None:
         return None
     residual = config.get("residual", "source")
     parts = [str(preset)] + ([] if residual == "source" else [f"{residual} residual"])
-    weights = (training or {}).get("loss_weights") or {}
-    parts += [f"{term}={float(weight):g}" for term, weight in sorted(weights.items())]
+    weights = training.get("loss_weights") if isinstance(training, dict) else None  # a checkpoint's, unchecked
+    if isinstance(weights, dict):
+        parts += [f"{term}={weight:g}" for term, weight in sorted(weights.items()) if isinstance(weight, (int, float))]
     return ", ".join(parts)

@@ -10,8 +10,9 @@ per quadruplet:
 and every loss on the output is computed on the β-blend `out = β·D + (1-β)·src` (the decoder learns what
 complements the source; with `config.residual = "naive"`, src is replaced by the source retargeted to the
 identity clip's bone lengths, here and in D*). A cross target is another performance than its source, so
-it is first warped onto the source's timing (`alignment.align_to_source`, dynamic time warping on bone directions). Teacher forcing feeds the decoder the output it should produce,
-`D* = (target - (1-β)·src) / β`, shifted by one frame; one draw per batch decides (the stage's schedule).
+it is first warped onto the source's timing (`alignment.align_to_source`, dynamic time warping on bone
+directions). Teacher forcing feeds the decoder the output it should produce, `D* = (target - (1-β)·src) / β`,
+shifted by one frame; one draw per batch decides (the stage's schedule).
 
 Stage 1 (decoder frozen): action CE, identity CE, SupCon, KL(identity adversary || uniform),
 orthogonality, cross-correlation. Stage 2: reconstruction terms; encoders at 1 % of the base rate.

@@ -131,3 +131,5 @@ def test_the_residual_is_the_source_or_its_naive_retarget():
     trained = {"preset": "small", "loss_weights": {"output_identity_adversary": 2.0, "bone": 0.5}}
     assert variant_label(config.to_dict(), trained) == "small, naive residual, bone=0.5, output_identity_adversary=2"
     assert variant_label(config.to_dict(), {"preset": "small"}) == "small, naive residual"
+    assert variant_label(config.to_dict(), "damaged") == variant_label(config.to_dict(), {"loss_weights": [1]}) \
+        == "small, naive residual"
