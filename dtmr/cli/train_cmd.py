@@ -72,6 +72,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--loss-weight", type=_loss_weight, action="append", default=[], metavar="TERM=W",
                    help="replace a loss term's published weight in every stage that uses it, "
                         "e.g. output_identity_adversary=2 (DisentangledTMR; terms: docs/losses.md)")
+    p.add_argument("--output-adversary-lr", type=float, metavar="X",
+                   help="stage-3 learning rate of the output identity adversary (default: the stage's, base/10; "
+                        "DisentangledTMR)")
     p.set_defaults(func=run_train)
 
     r = sub.add_parser("train-recognizer", help="train an SGN action or subject recognizer on a split")
@@ -138,13 +141,15 @@ def run_train(args: argparse.Namespace) -> int:
                                  beta=args.beta, epochs=args.epochs, batch=args.batch or 32, lr=args.lr,
                                  device=args.device, seed=args.seed, quadruplets_per_epoch=args.quadruplets,
                                  topology=args.topology, model_overrides=dict(args.model_option),
-                                 loss_weights=dict(args.loss_weight))
+                                 loss_weights=dict(args.loss_weight),
+                                 output_adversary_lr=args.output_adversary_lr)
             trainer = DTMRTrainer(config, data, ctx, events, resume=args.resume)
         else:
             from ..train.baseline_trainer import DEFAULT_BATCH, DEFAULT_LR, BaselineTrainer
 
-            if args.loss_weight:
-                raise DtmrError("--loss-weight applies to DisentangledTMR (--method dtmr) only")
+            if args.loss_weight or args.output_adversary_lr is not None:
+                raise DtmrError("--loss-weight and --output-adversary-lr apply to DisentangledTMR "
+                                "(--method dtmr) only")
 
             trainer = BaselineTrainer(args.method, data, args.out, ctx, epochs=args.epochs,
                                       batch=args.batch or DEFAULT_BATCH, lr=args.lr or DEFAULT_LR, seed=args.seed,

@@ -171,15 +171,20 @@ class DTMRConfig:
 
 def variant_label(config: dict, training: dict | None = None) -> str | None:
     """How tables and model lists tell DisentangledTMR checkpoints apart: the preset, the residual when it
-    is not the paper's, and the loss weights set by `dtmr train --loss-weight` (from the checkpoint's
-    `training` record): "small", "paper, naive residual", "small, output_identity_adversary=2"; None for a
-    config without a preset."""
+    is not the paper's, and the loss weights and output adversary learning rate set by `dtmr train
+    --loss-weight` / `--output-adversary-lr` (from the checkpoint's `training` record): "small", "paper, naive
+    residual", "small, output_identity_adversary=2", "small, output adversary lr 0.001"; None for a config
+    without a preset."""
     preset = config.get("preset_name")
     if preset is None:
         return None
     residual = config.get("residual", "source")
     parts = [str(preset)] + ([] if residual == "source" else [f"{residual} residual"])
-    weights = training.get("loss_weights") if isinstance(training, dict) else None  # a checkpoint's, unchecked
+    training = training if isinstance(training, dict) else {}  # a checkpoint's, unchecked
+    weights = training.get("loss_weights")
     if isinstance(weights, dict):
         parts += [f"{term}={weight:g}" for term, weight in sorted(weights.items()) if isinstance(weight, (int, float))]
+    adversary_lr = training.get("output_adversary_lr")
+    if isinstance(adversary_lr, (int, float)) and not isinstance(adversary_lr, bool):
+        parts.append(f"output adversary lr {adversary_lr:g}")
     return ", ".join(parts)

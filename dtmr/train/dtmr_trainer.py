@@ -75,6 +75,8 @@ class TrainConfig:
     model_overrides: dict = field(default_factory=dict)  # DTMRConfig fields (tests use tiny models)
     # loss term -> weight, replacing the published weight in every stage that uses the term (losses.py)
     loss_weights: dict = field(default_factory=dict)
+    # stage-3 learning rate of the output identity adversary (it starts untrained there); None: the stage's
+    output_adversary_lr: float | None = None
 
 
 def _parts(model: DisentangledTMR, heads: AuxiliaryHeads, critics: Critics) -> dict[str, nn.Module]:
@@ -184,6 +186,20 @@ def stage_weights(overrides: dict[str, float]) -> dict[int, dict[str, float]]:
             for stage, weights in L.STAGE_WEIGHTS.items()}
 
 
+def with_output_adversary_lr(stages: tuple[StageSpec, ...], lr: float | None) -> tuple[StageSpec, ...]:
+    """`stages` with the output identity adversary's learning rate set to `lr` wherever it trains (stage 3).
+
+    The adversary is created untrained and first steps in stage 3, whose learning rates are base/10 for
+    fine-tuning (DESIGN §4); at that rate its loss stays at chance (log N) for the whole stage, so its KL
+    term has nothing to push against. `lr` lets it learn as fast as the stage-1 adversary did."""
+    if lr is None:
+        return stages
+    if not (isinstance(lr, (int, float)) and math.isfinite(lr) and lr > 0):
+        raise DtmrError(f"the output adversary's learning rate must be a positive number, got {lr!r}")
+    return tuple(dataclasses.replace(s, learning_rates={**s.learning_rates, "output_adversary": float(lr)})
+                 if "output_adversary" in s.learning_rates else s for s in stages)
+
+
 class DTMRTrainer(EpochTrainer):
     def __init__(self, config: TrainConfig, data: TrainingData, ctx: DistributedContext,
                  events: EventWriter | None = None, resume: bool = False):
@@ -205,7 +221,8 @@ class DTMRTrainer(EpochTrainer):
         self.critics = Critics(model_config.action_dim, joints, n_subjects).to(ctx.device)
         for part in (self.model, self.heads, self.critics):
             ctx.synchronize_batch_norm(part)
-        self.stages: tuple[StageSpec, ...] = dtmr_stages(config.preset, config.lr, config.epochs)
+        self.stages: tuple[StageSpec, ...] = with_output_adversary_lr(
+            dtmr_stages(config.preset, config.lr, config.epochs), config.output_adversary_lr)
         self.stage_weights = stage_weights(config.loss_weights)
         self.train_x = torch.from_numpy(data.train.joints)
         self.train_subjects = torch.from_numpy(data.subject_classes(data.train.subjects))
@@ -225,8 +242,9 @@ class DTMRTrainer(EpochTrainer):
         c = dataclasses.asdict(self.config)
         c.pop("out")
         c.pop("device")
-        if not c["loss_weights"]:
-            c.pop("loss_weights")  # runs from before the option resume as they were
+        for option, unset in (("loss_weights", {}), ("output_adversary_lr", None)):
+            if c[option] == unset:
+                c.pop(option)  # runs from before the option resume as they were
         return json.loads(json.dumps(c))  # tuples -> lists, as stored
 
     def stage_plan(self) -> list[tuple[int, str, int]]:

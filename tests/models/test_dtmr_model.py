@@ -132,4 +132,6 @@ def test_the_residual_is_the_source_or_its_naive_retarget():
     assert variant_label(config.to_dict(), trained) == "small, naive residual, bone=0.5, output_identity_adversary=2"
     assert variant_label(config.to_dict(), {"preset": "small"}) == "small, naive residual"
     assert variant_label(config.to_dict(), "damaged") == variant_label(config.to_dict(), {"loss_weights": [1]}) \
-        == "small, naive residual"
+        == variant_label(config.to_dict(), {"output_adversary_lr": "fast"}) == "small, naive residual"
+    assert variant_label(config.to_dict(), {**trained, "output_adversary_lr": 0.001}) == \
+        "small, naive residual, bone=0.5, output_identity_adversary=2, output adversary lr 0.001"

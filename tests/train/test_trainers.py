@@ -15,9 +15,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
+from tiny_training import TINY, create_tiny_library
 
-from dtmr.data.synthetic import generate_clips
-from dtmr.io.library import ClipLibrary
 from dtmr.models.anonymizer import Anonymizer
 from dtmr.models.recognizers import Recognizer
 from dtmr.train.baseline_trainer import BaselineTrainer
@@ -27,20 +26,12 @@ from dtmr.train.dtmr_trainer import DTMRTrainer, TrainConfig
 from dtmr.train.progress import read_events
 from dtmr.train.recognizer_trainer import train_recognizer
 
-TINY = {
-    "action_conv_channels": 8, "action_hidden": 16, "action_heads": 2, "action_layers": 1, "action_ffn": 32,
-    "action_dim": 16, "mixformer_channels": [40], "mixformer_blocks": [1], "identity_channels": [8, 16, 16, 16],
-    "identity_heads": 2, "bone_hidden": 16, "identity_fusion_hidden": 32, "identity_dim": 16,
-    "decoder_layers": 1, "decoder_dim": 16, "decoder_heads": 2, "decoder_ffn": 32, "dropout": 0.0,
-}
 ENV = {**os.environ, "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "PYTHONUNBUFFERED": "1"}
 
 
 @pytest.fixture(scope="module")
 def tiny_library(tmp_path_factory) -> Path:
-    path = tmp_path_factory.mktemp("data") / "tiny.h5"
-    ClipLibrary.create(path, generate_clips(subjects=4, actions=3, repetitions=2, seed=0))
-    return path
+    return create_tiny_library(tmp_path_factory.mktemp("data") / "tiny.h5")
 
 
 def _cli(*args: str) -> list[str]:
@@ -92,7 +83,7 @@ def test_resume_after_a_kill_is_bit_for_bit(tiny_library, tmp_path):
                 break
     proc.wait()
     assert proc.returncode == -signal.SIGKILL
-    resumed = subprocess.run(_cli(*_train_args(tiny_library, killed, "2,2,1"), "--resume"), env=ENV,
+    resumed = subprocess.run(_cli(*_train_args(tiny_library, killed, "2,2,1"), "--resume"), env=ENV, check=False,
                              capture_output=True, text=True)
     assert resumed.returncode == 0, resumed.stderr
 
@@ -122,7 +113,7 @@ def test_two_processes_match_one_with_the_same_global_batch(tiny_library, tmp_pa
     args = _train_args(tiny_library, single, "0,2,0", batch=4, quads=8)
     subprocess.run(_cli(*args), env=ENV, check=True, capture_output=True)
     args = _train_args(tiny_library, double, "0,2,0", batch=4, quads=8)
-    run = subprocess.run([torchrun, "--standalone", "--nproc_per_node", "2", "-m", "dtmr", *args], env=ENV,
+    run = subprocess.run([torchrun, "--standalone", "--nproc_per_node", "2", "-m", "dtmr", *args], env=ENV, check=False,
                          capture_output=True, text=True)
     assert run.returncode == 0, run.stderr[-2000:]
     one, two = _epoch_losses(single), _epoch_losses(double)
@@ -215,3 +206,32 @@ def test_a_loss_weight_option_changes_the_total_of_every_stage_using_the_term(ti
 
     assert main(_train_args(tiny_library, tmp_path / "bad", "1,0,0") + ["--loss-weight", "no_such_term=1"]) == 2
     assert main(_train_args(tiny_library, tmp_path / "neg", "1,0,0") + ["--loss-weight", "bone=-1"]) == 2
+
+
+def test_the_output_adversary_learns_at_its_own_rate_in_stage_3_when_asked(tiny_library, tmp_path):
+    from dtmr.cli import main
+
+    data = load_training_data(tiny_library, "synthetic")
+    config = TrainConfig(data=str(tiny_library), split="synthetic", out=str(tmp_path), beta=0.5,
+                         epochs=(0, 0, 1), batch=4, quadruplets_per_epoch=8, lr=3e-3, model_overrides=TINY,
+                         output_adversary_lr=0.02)
+    trainer = DTMRTrainer(config, data, DistributedContext())
+    trainer.start_stage(3)
+    rates = {name: opt.param_groups[0]["lr"] for name, opt in trainer.optimizers.items()}
+    assert rates["output_adversary"] == 0.02
+    assert rates["discriminator"] == rates["output_heads"] == pytest.approx(3e-4)  # the stage's base/10
+    assert "output_adversary" not in trainer.stages[0].learning_rates  # stage 1 still does not train it
+    trainer.run()
+    saved = torch.load(tmp_path / "model.pt", weights_only=True)
+    assert saved["training"]["output_adversary_lr"] == 0.02
+    from dtmr.eval.methods import checkpoint_method
+
+    assert checkpoint_method(tmp_path / "model.pt", device="cpu").label == \
+        "DisentangledTMR β=0.5 small, output adversary lr 0.02"
+    plain = DTMRTrainer(TrainConfig(data=str(tiny_library), split="synthetic", out=str(tmp_path / "plain")),
+                        data, DistributedContext())
+    assert "output_adversary_lr" not in plain.run_config()  # older runs' recorded configs still resume
+
+    assert main(_train_args(tiny_library, tmp_path / "zero", "1,0,0") + ["--output-adversary-lr", "0"]) == 2
+    assert main(_train_args(tiny_library, tmp_path / "dmr", "1,0,0")
+                + ["--method", "dmr", "--output-adversary-lr", "1e-3"]) == 2
