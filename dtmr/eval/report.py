@@ -51,6 +51,8 @@ def _evaluator_epochs(run: dict) -> str:
 
 #: characters per line of the command printed under the plot
 COMMAND_WRAP = 150
+#: the trade-off plot's legend takes two columns when no method's label is longer (characters)
+LEGEND_TWO_COLUMNS_UP_TO = 40
 #: what must match for rows of two runs to share one table
 SAME_PROTOCOL = ("settings", "evaluator_epochs", "data", "chance")
 METHOD_ORDER = {"raw": 0, "noise": 1, "naive": 2, "dmr": 3, "pmr": 4, "dtmr": 5}
@@ -140,7 +142,11 @@ def plot_tradeoff(path: Path, rows: Sequence[dict], run: dict) -> None:
 
 def tradeoff_figure(rows: Sequence[dict], run: dict):
     """Action recognition (y) against re-identification (x) for every method: the adaptive attacker
-    (filled) and the raw-trained one (hollow), with the command that made it under the plot."""
+    (filled) and the raw-trained one (hollow), a legend of the methods' colours under the plot, and the
+    command that made it under the legend.
+
+    The methods are named in a legend, not next to their points: methods of one study sit close together
+    (N-UCLA's naive-residual variants within a point of each other) and their labels covered each other."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -148,9 +154,11 @@ def tradeoff_figure(rows: Sequence[dict], run: dict):
 
     command = textwrap.wrap(run["command"], COMMAND_WRAP, break_on_hyphens=False)  # long after --append
     command_height = 0.05 + 0.1 * len(command)  # inches: 6-point lines
-    fig, ax = plt.subplots(figsize=(7.5, 5.5 + command_height), dpi=120)
+    labels = [row["label"] for row in rows]
+    columns = 2 if max(map(len, labels), default=0) <= LEGEND_TWO_COLUMNS_UP_TO else 1
+    legend_height = 0.15 + 0.18 * math.ceil(len(rows) / columns)  # inches: 8-point rows, a gap above the command
+    fig, ax = plt.subplots(figsize=(7.5, 5.5 + legend_height + command_height), dpi=120)
     colors = plt.get_cmap("tab10")
-    labelled = []
     for i, row in enumerate(rows):
         ar = row["ar_top1"]
         color = colors(i % 10)
@@ -161,20 +169,16 @@ def tradeoff_figure(rows: Sequence[dict], run: dict):
             ax.errorbar(ri["mean"], ar["mean"], xerr=ri["std"], yerr=ar["std"], fmt="o", color=color,
                         mfc=color if filled else "none", ms=8, capsize=3,
                         label=row["label"] if filled or "ri_adaptive_top1" not in row else None)
-        labelled.append((row["label"], row.get("ri_adaptive_top1", row["ri_top1"])["mean"], ar["mean"]))
     chance = run["chance"]
     ax.axvline(chance["subject"], color="grey", ls=":", lw=1)
     ax.axhline(chance["action"], color="grey", ls=":", lw=1)
-    # a label on the right half of the plot goes to the left of its point, or a long one leaves the figure
-    low, high = ax.get_xlim()
-    for label, x, y in labelled:
-        right_half = x > (low + high) / 2
-        ax.annotate(label, (x, y), textcoords="offset points", xytext=(-6 if right_half else 6, 4), fontsize=8,
-                    ha="right" if right_half else "left")
     ax.set_xlabel("re-identification top-1 (%): filled = adaptive attacker, hollow = raw-trained  ← more private")
     ax.set_ylabel("action recognition top-1 (%, raw-trained SGN)  ↑ more useful")
     ax.set_title(f"Privacy/utility trade-off: {run['data']['path']} ({run['data']['split']})", fontsize=10)
     ax.grid(alpha=0.3)
+    height = fig.get_figheight()
+    fig.legend(*ax.get_legend_handles_labels(), loc="lower left", ncol=columns, fontsize=8, frameon=False,
+               bbox_to_anchor=(0.01, (command_height + 0.05) / height), borderaxespad=0.2, handletextpad=0.3)
     fig.text(0.01, 0.005, "\n".join(command), fontsize=6, color="dimgrey", va="bottom")
-    fig.tight_layout(rect=(0, command_height / fig.get_figheight(), 1, 1))
+    fig.tight_layout(rect=(0, (command_height + legend_height) / height, 1, 1))
     return fig

@@ -80,10 +80,31 @@ def test_every_label_of_the_tradeoff_plot_stays_inside_the_figure():
     renderer = fig.canvas.get_renderer()
     fig.draw(renderer)
     ax = fig.axes[0]
-    assert {long, "raw", "PMR"} <= {t.get_text() for t in ax.texts}
-    texts = [ax.xaxis.label, ax.yaxis.label, ax.title, *ax.texts, *fig.texts]
+    (legend,) = fig.legends
+    entries = legend.get_texts()
+    assert [t.get_text() for t in entries] == ["raw", long, "PMR"]
+    texts = [ax.xaxis.label, ax.yaxis.label, ax.title, *entries, *fig.texts]
     for text in texts:
         extent = text.get_window_extent(renderer)
         assert extent.x0 >= 0 and extent.y0 >= 0 and extent.x1 <= fig.bbox.x1 and extent.y1 <= fig.bbox.y1, \
             f"{text.get_text()[:40]!r} leaves the figure: {extent.bounds} vs {fig.bbox.bounds}"
     assert not ax.xaxis.label.get_window_extent(renderer).overlaps(ax.yaxis.label.get_window_extent(renderer))
+    # the legend sits between the axes (with their x label) and the command, touching neither
+    box = legend.get_window_extent(renderer)
+    assert box.y1 <= ax.xaxis.label.get_window_extent(renderer).y0
+    assert box.y0 >= max(t.get_window_extent(renderer).y1 for t in fig.texts)
+    assert all(not a.get_window_extent(renderer).overlaps(b.get_window_extent(renderer))
+               for i, a in enumerate(entries) for b in entries[i + 1:])
+
+
+def test_the_tradeoff_legend_takes_two_columns_for_short_labels():
+    """Nine methods would make a tall legend in one column; short labels share a row."""
+    from dtmr.eval.report import tradeoff_figure
+
+    rows = [{**_row("raw", ar=80.0 - i), "label": f"method {i}", "ri_top1": {"mean": 40.0 + i, "std": 1.0}}
+            for i in range(9)]
+    fig = tradeoff_figure(rows, {**_run("dtmr evaluate"), "chance": {"action": 10.0, "subject": 10.0, "linkage": 0.2}})
+    renderer = fig.canvas.get_renderer()
+    fig.draw(renderer)
+    lefts = {round(t.get_window_extent(renderer).x0) for t in fig.legends[0].get_texts()}
+    assert len(lefts) == 2
