@@ -34,7 +34,8 @@ def register(subparsers) -> None:
                         help="comma-separated, of dtmr, dmr, pmr (default: all three)")
     parser.add_argument("--preset", default="paper", choices=("paper", "small"), help="DisentangledTMR preset")
     parser.add_argument("--batch", type=positive_int, default=None,
-                        help="batch of every method: quadruplets per step, clips in DMR/PMR's unpaired stages (default 32)")
+                        help="batch of every method: quadruplets per step, clips in DMR/PMR's unpaired stages "
+                             "(default: each trainer's, 32)")
     parser.add_argument("--quadruplets", type=positive_int, default=None, metavar="N",
                         help="quadruplets per epoch (default: each trainer's)")
     parser.add_argument("--steps", type=positive_int, default=3, metavar="N", help="timed steps per stage")
@@ -69,9 +70,10 @@ def _dtmr_trainer(data, ctx, out: str, preset: str, batch: int | None, quadruple
                   epochs: tuple[int, ...] | None, model_overrides: dict | None):
     from ..train.dtmr_trainer import DTMRTrainer, TrainConfig
 
+    sized = {} if batch is None else {"batch": batch}  # else TrainConfig's default, as `dtmr train`
     config = TrainConfig(data=str(data.path), split=data.split, out=out, preset=preset, epochs=epochs,
-                         batch=batch or 32, device=str(ctx.device), quadruplets_per_epoch=quadruplets,
-                         model_overrides=dict(model_overrides or {}))
+                         device=str(ctx.device), quadruplets_per_epoch=quadruplets,
+                         model_overrides=dict(model_overrides or {}), **sized)
     return DTMRTrainer(config, data, ctx)
 
 

@@ -191,7 +191,7 @@ def with_output_adversary_lr(stages: tuple[StageSpec, ...], lr: float | None) ->
 
     The adversary is created untrained and first steps in stage 3, whose learning rates are base/10 for
     fine-tuning (DESIGN §4); at that rate its loss stays at chance (log N) for the whole stage, so its KL
-    term has nothing to push against. `lr` lets it learn as fast as the stage-1 adversary did."""
+    term has nothing to push against. `lr` sets its own rate (e.g. the base rate, the stage-1 adversary's)."""
     if lr is None:
         return stages
     if not (isinstance(lr, (int, float)) and math.isfinite(lr) and lr > 0):
