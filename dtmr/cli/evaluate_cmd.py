@@ -114,6 +114,7 @@ def run(args: argparse.Namespace) -> int:
         "command": "dtmr evaluate " + " ".join(shlex.quote(a) for a in _argv_of(args)),
         "settings": vars(settings),
         "evaluator_epochs": {e.task: e.training_epochs for e in evaluators},
+        "evaluator_weights": {e.task: e.weights_fingerprint() for e in evaluators},
         "data": data.describe(),
         "chance": chance_levels(data),
         "device": str(device),

@@ -85,6 +85,11 @@ def merge_runs(out_dir: str | Path, rows: Sequence[dict], run: dict) -> tuple[li
         if old_run.get(key) != json.loads(json.dumps(run.get(key))):  # as the earlier run was stored
             raise DtmrError(f"--append: the run in {out} used other {key.replace('_', ' ')} "
                             f"({old_run.get(key)!r} against {run.get(key)!r}); evaluate into a new folder")
+    old_weights, new_weights = old_run.get("evaluator_weights"), run.get("evaluator_weights")
+    if old_weights and new_weights and old_weights != new_weights:  # runs from before the record pass
+        raise DtmrError(f"--append: the run in {out} was scored by other evaluator weights ({old_weights!r} "
+                        f"against {new_weights!r}: evaluators retrained, e.g. on another machine); "
+                        "evaluate into a new folder")
     new_keys = {row_order(r) for r in rows}
     merged = sorted([r for r in old_rows if row_order(r) not in new_keys] + list(rows), key=row_order)
     merged_run = {**run, "command": f"{old_run['command']} && {run['command']}"}

@@ -14,6 +14,7 @@ from dtmr.data.synthetic import generate_clips
 from dtmr.eval.attacks import nearest_is_source, top_k_accuracy
 from dtmr.eval.references import draw_references, paired_targets
 from dtmr.io.library import ClipLibrary
+from dtmr.models.recognizers import Recognizer
 
 
 def test_references_come_from_other_subjects_and_are_seeded():
@@ -73,6 +74,9 @@ def test_raw_is_far_above_chance_and_noise_lowers_it(tmp_path):
     assert "--device cpu` (device: cpu)" in text
     run = json.loads((again / "run.json").read_text())
     assert run["evaluator_epochs"] == {"action": 30, "subject": 30} and run["device"] == "cpu"
+    assert run["evaluator_weights"] == {task: Recognizer.from_checkpoint(out / "recognizers" / f"{task}.pt",
+                                                                          device="cpu").weights_fingerprint()
+                                        for task in ("action", "subject")}
     # a later run adds its rows to that table
     assert main(["evaluate", "--data", str(library), "--split", "synthetic", "--baselines", "naive", "--seeds", "1",
                  "--out", str(again), "--recognizers", str(out / "recognizers"), "--no-retrain", "--append"]) == 0

@@ -50,6 +50,17 @@ def test_append_refuses_another_protocol_or_a_damaged_run(tmp_path):
         merge_runs(tmp_path, [], _run("B"))
 
 
+def test_append_refuses_rows_scored_by_other_evaluator_weights(tmp_path):
+    """Evaluators retrained by the same command on another CPU read differently (N-UCLA raw AR 83.0 vs 81.9)."""
+    write_reports(tmp_path, [_row("raw")], {**_run("A"), "evaluator_weights": {"action": "aa", "subject": "bb"}})
+    with pytest.raises(DtmrError, match="other evaluator weights"):
+        merge_runs(tmp_path, [], {**_run("B"), "evaluator_weights": {"action": "aa", "subject": "cc"}})
+    rows, _ = merge_runs(tmp_path, [_row("naive")], {**_run("B"), "evaluator_weights": {"action": "aa",
+                                                                                       "subject": "bb"}})
+    assert [r["method"] for r in rows] == ["raw", "naive"]
+    assert merge_runs(tmp_path, [], _run("C"))[1]["command"] == "A && C"  # a run from before the record
+
+
 def test_a_run_on_another_device_is_recorded_next_to_the_first(tmp_path):
     write_reports(tmp_path, [_row("raw")], {**_run("A"), "device": "cpu"})
     rows, run = merge_runs(tmp_path, [_row("pmr", checkpoint="p.pt")], {**_run("B"), "device": "cuda:0"})

@@ -17,9 +17,22 @@ def recognizer():
     rec = Recognizer.create("subject", labels=[3, 5, 8, 13], class_names=["P3", "P5", "P8", "P13"],
                             topology="kinect_v1_20")
     for module in rec.modules():  # non-trivial BatchNorm statistics, so a save that dropped them would show
-        if isinstance(module, torch.nn.BatchNorm2d):
+        if isinstance(module, torch.nn.BatchNorm1d):  # SGN's normalization layers
             module.running_mean.uniform_(-0.5, 0.5)
     return rec.eval()
+
+
+def test_the_weights_fingerprint_follows_the_weights_and_survives_a_save(recognizer, tmp_path):
+    loaded = Recognizer.from_checkpoint(recognizer.save(tmp_path / "ri.pt"), device="cpu")
+    assert len(recognizer.weights_fingerprint()) == 16
+    assert loaded.weights_fingerprint() == recognizer.weights_fingerprint()
+    with torch.no_grad():
+        next(loaded.parameters()).view(-1)[0] += 1e-6
+    assert loaded.weights_fingerprint() != recognizer.weights_fingerprint()
+    other = Recognizer.from_checkpoint(tmp_path / "ri.pt", device="cpu")
+    running_var = next(b for name, b in other.named_buffers() if name.endswith("running_var"))
+    running_var.mul_(2.0)  # buffers count too: BatchNorm statistics change what it predicts
+    assert other.weights_fingerprint() != recognizer.weights_fingerprint()
 
 
 def clips(count, frames=50, seed=0):
