@@ -95,7 +95,7 @@ class Recognizer(nn.Module):
     def weights_fingerprint(self) -> str:
         """16 hex digits of a SHA-256 over every parameter and buffer, in name order.
 
-        The same training command run on two machines gave two evaluators (N-UCLA raw AR 83.0 against
+        The same training command run in two sessions gave two evaluators (N-UCLA raw AR 83.0 against
         81.9 %), so a table may only join rows scored by the same weights; evaluations record this."""
         digest = hashlib.sha256()
         for name, tensor in sorted(self.state_dict().items()):
