@@ -113,8 +113,9 @@ def test_two_processes_match_one_with_the_same_global_batch(tiny_library, tmp_pa
     args = _train_args(tiny_library, single, "0,2,0", batch=4, quads=8)
     subprocess.run(_cli(*args), env=ENV, check=True, capture_output=True)
     args = _train_args(tiny_library, double, "0,2,0", batch=4, quads=8)
+    # the timeout turns a teardown deadlock (docs/training.md, "Distributed training") into a failure
     run = subprocess.run([torchrun, "--standalone", "--nproc_per_node", "2", "-m", "dtmr", *args], env=ENV, check=False,
-                         capture_output=True, text=True)
+                         capture_output=True, text=True, timeout=600)
     assert run.returncode == 0, run.stderr[-2000:]
     one, two = _epoch_losses(single), _epoch_losses(double)
     assert len(one) == len(two) == 2
