@@ -54,7 +54,9 @@ COMMAND_WRAP = 150
 #: the trade-off plot's legend takes two columns when no method's label is longer (characters)
 LEGEND_TWO_COLUMNS_UP_TO = 40
 #: what must match for rows of two runs to share one table
-SAME_PROTOCOL = ("settings", "evaluator_epochs", "data", "chance")
+SAME_PROTOCOL = ("settings", "evaluator_epochs", "evaluator_weights", "data", "chance")
+#: keys that runs before 2026-12-01 did not record: compared only when both runs have them
+RECORDED_SINCE_2026_12_01 = frozenset({"evaluator_weights"})
 METHOD_ORDER = {"raw": 0, "noise": 1, "naive": 2, "dmr": 3, "pmr": 4, "dtmr": 5}
 
 
@@ -82,14 +84,12 @@ def merge_runs(out_dir: str | Path, rows: Sequence[dict], run: dict) -> tuple[li
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise DtmrError(f"--append: {out} holds a damaged results.json or run.json ({exc})") from None
     for key in SAME_PROTOCOL:
-        if old_run.get(key) != json.loads(json.dumps(run.get(key))):  # as the earlier run was stored
+        earlier, new = old_run.get(key), json.loads(json.dumps(run.get(key)))  # as the earlier run was stored
+        if key in RECORDED_SINCE_2026_12_01 and (earlier is None or new is None):
+            continue
+        if earlier != new:
             raise DtmrError(f"--append: the run in {out} used other {key.replace('_', ' ')} "
-                            f"({old_run.get(key)!r} against {run.get(key)!r}); evaluate into a new folder")
-    old_weights, new_weights = old_run.get("evaluator_weights"), run.get("evaluator_weights")
-    if old_weights and new_weights and old_weights != new_weights:  # runs from before the record pass
-        raise DtmrError(f"--append: the run in {out} was scored by other evaluator weights ({old_weights!r} "
-                        f"against {new_weights!r}: evaluators retrained, e.g. on another machine); "
-                        "evaluate into a new folder")
+                            f"({earlier!r} against {new!r}); evaluate into a new folder")
     new_keys = {row_order(r) for r in rows}
     merged = sorted([r for r in old_rows if row_order(r) not in new_keys] + list(rows), key=row_order)
     merged_run = {**run, "command": f"{old_run['command']} && {run['command']}"}

@@ -51,7 +51,7 @@ def test_append_refuses_another_protocol_or_a_damaged_run(tmp_path):
 
 
 def test_append_refuses_rows_scored_by_other_evaluator_weights(tmp_path):
-    """Evaluators retrained by the same command on another CPU read differently (N-UCLA raw AR 83.0 vs 81.9)."""
+    """Evaluators retrained by the same command in another session read differently (N-UCLA raw AR 83.0 vs 81.9)."""
     write_reports(tmp_path, [_row("raw")], {**_run("A"), "evaluator_weights": {"action": "aa", "subject": "bb"}})
     with pytest.raises(DtmrError, match="other evaluator weights"):
         merge_runs(tmp_path, [], {**_run("B"), "evaluator_weights": {"action": "aa", "subject": "cc"}})
