@@ -76,6 +76,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--output-adversary-lr", type=float, metavar="X",
                    help="stage-3 learning rate of the output identity adversary (default: the stage's, base/10; "
                         "DisentangledTMR)")
+    p.add_argument("--warm-output-critics", action="store_true",
+                   help="also train the output action classifier, output identity adversary and sequence "
+                        "discriminator in stage 2, so they are not at chance when stage 3 starts (DisentangledTMR)")
     p.set_defaults(func=run_train)
 
     r = sub.add_parser("train-recognizer", help="train an SGN action or subject recognizer on a split")
@@ -158,14 +161,15 @@ def run_train(args: argparse.Namespace) -> int:
                                  device=args.device, seed=args.seed, quadruplets_per_epoch=args.quadruplets,
                                  topology=args.topology, model_overrides=dict(args.model_option),
                                  loss_weights=dict(args.loss_weight),
-                                 output_adversary_lr=args.output_adversary_lr)
+                                 output_adversary_lr=args.output_adversary_lr,
+                                 warm_output_critics=args.warm_output_critics)
             trainer = DTMRTrainer(config, data, ctx, events, resume=args.resume)
         else:
             from ..train.baseline_trainer import DEFAULT_BATCH, DEFAULT_LR, BaselineTrainer
 
-            if args.loss_weight or args.output_adversary_lr is not None:
-                raise DtmrError("--loss-weight and --output-adversary-lr apply to DisentangledTMR "
-                                "(--method dtmr) only")
+            if args.loss_weight or args.output_adversary_lr is not None or args.warm_output_critics:
+                raise DtmrError("--loss-weight, --output-adversary-lr and --warm-output-critics apply to "
+                                "DisentangledTMR (--method dtmr) only")
 
             trainer = BaselineTrainer(args.method, data, args.out, ctx, epochs=args.epochs,
                                       batch=args.batch or DEFAULT_BATCH, lr=args.lr or DEFAULT_LR, seed=args.seed,

@@ -171,10 +171,10 @@ class DTMRConfig:
 
 def variant_label(config: dict, training: dict | None = None) -> str | None:
     """How tables and model lists tell DisentangledTMR checkpoints apart: the preset, the residual when it
-    is not the paper's, and the loss weights and output adversary learning rate set by `dtmr train
-    --loss-weight` / `--output-adversary-lr` (from the checkpoint's `training` record): "small", "paper, naive
-    residual", "small, output_identity_adversary=2", "small, output adversary lr 0.001"; None for a config
-    without a preset."""
+    is not the paper's, and the loss weights, output adversary learning rate and warmed output critics set
+    by `dtmr train --loss-weight` / `--output-adversary-lr` / `--warm-output-critics` (from the checkpoint's
+    `training` record): "small", "paper, naive residual", "small, output_identity_adversary=2", "small, output
+    adversary lr 0.001", "small, output critics warmed"; None for a config without a preset."""
     preset = config.get("preset_name")
     if preset is None:
         return None
@@ -187,4 +187,6 @@ def variant_label(config: dict, training: dict | None = None) -> str | None:
     adversary_lr = training.get("output_adversary_lr")
     if isinstance(adversary_lr, (int, float)) and not isinstance(adversary_lr, bool):
         parts.append(f"output adversary lr {adversary_lr:g}")
+    if training.get("warm_output_critics") is True:
+        parts.append("output critics warmed")
     return ", ".join(parts)

@@ -77,6 +77,8 @@ class TrainConfig:
     loss_weights: dict = field(default_factory=dict)
     # stage-3 learning rate of the output identity adversary (it starts untrained there); None: the stage's
     output_adversary_lr: float | None = None
+    # train the output critics in stage 2 too, so they are not at chance when stage 3 starts (schedules.py)
+    warm_output_critics: bool = False
 
 
 def _parts(model: DisentangledTMR, heads: AuxiliaryHeads, critics: Critics) -> dict[str, nn.Module]:
@@ -187,7 +189,8 @@ def stage_weights(overrides: dict[str, float]) -> dict[int, dict[str, float]]:
 
 
 def with_output_adversary_lr(stages: tuple[StageSpec, ...], lr: float | None) -> tuple[StageSpec, ...]:
-    """`stages` with the output identity adversary's learning rate set to `lr` wherever it trains (stage 3).
+    """`stages` with the output identity adversary's learning rate set to `lr` wherever it trains (stage 3,
+    and stage 2 when the output critics are warmed).
 
     The adversary is created untrained and first steps in stage 3, whose learning rates are base/10 for
     fine-tuning (DESIGN §4); at that rate its loss stays at chance (log N) for the whole stage, so its KL
@@ -222,7 +225,8 @@ class DTMRTrainer(EpochTrainer):
         for part in (self.model, self.heads, self.critics):
             ctx.synchronize_batch_norm(part)
         self.stages: tuple[StageSpec, ...] = with_output_adversary_lr(
-            dtmr_stages(config.preset, config.lr, config.epochs), config.output_adversary_lr)
+            dtmr_stages(config.preset, config.lr, config.epochs, config.warm_output_critics),
+            config.output_adversary_lr)
         self.stage_weights = stage_weights(config.loss_weights)
         self.train_x = torch.from_numpy(data.train.joints)
         self.train_subjects = torch.from_numpy(data.subject_classes(data.train.subjects))
@@ -242,7 +246,7 @@ class DTMRTrainer(EpochTrainer):
         c = dataclasses.asdict(self.config)
         c.pop("out")
         c.pop("device")
-        for option, unset in (("loss_weights", {}), ("output_adversary_lr", None)):
+        for option, unset in (("loss_weights", {}), ("output_adversary_lr", None), ("warm_output_critics", False)):
             if c[option] == unset:
                 c.pop(option)  # runs from before the option resume as they were
         return json.loads(json.dumps(c))  # tuples -> lists, as stored
@@ -296,20 +300,22 @@ class DTMRTrainer(EpochTrainer):
             self.optimizers["generator"].step()
             logged = {k: float(v.detach()) for k, v in terms.items()}
             logged["total"] = float(total.detach())
-            logged.update(self._critic_step(stage, saved))
+            logged.update(self._critic_step(saved))
             yield logged, 4 * len(q)
 
-    def _critic_step(self, stage: int, saved: dict[str, torch.Tensor]) -> dict[str, float]:
+    def _critic_step(self, saved: dict[str, torch.Tensor]) -> dict[str, float]:
         losses: dict[str, torch.Tensor] = {}
         if "adversary" in self.critic_steps:
             losses["critic_adversary"] = L.adversary_loss(self.critic_steps["adversary"], saved["pooled_action"],
                                                           saved["subjects"])
-        if stage == 3:
+        if "output_adversary" in self.critic_steps:  # stage 3, and stage 2 with warmed output critics
             n_cross = saved["out"].shape[0] * CROSS_PAIRS // len(DECODE_PAIRS)
             losses["critic_output_adversary"] = L.adversary_loss(
                 self.critic_steps["output_adversary"], saved["out"][:n_cross], saved["source_subjects"][:n_cross])
+        if "discriminator" in self.critic_steps:
             losses["critic_discriminator"] = L.discriminator_loss(
                 self.critic_steps["discriminator"], saved["real"], saved["out"])
+        if "output_heads" in self.critic_steps:
             losses["critic_output_classifier"] = L.adversary_loss(
                 self.critic_steps["output_heads"], saved["real"], saved["real_actions"])
         if not losses:

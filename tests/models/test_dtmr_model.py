@@ -135,3 +135,5 @@ def test_the_residual_is_the_source_or_its_naive_retarget():
         == variant_label(config.to_dict(), {"output_adversary_lr": "fast"}) == "small, naive residual"
     assert variant_label(config.to_dict(), {**trained, "output_adversary_lr": 0.001}) == \
         "small, naive residual, bone=0.5, output_identity_adversary=2, output adversary lr 0.001"
+    assert variant_label(config.to_dict(), {"warm_output_critics": True}) == "small, naive residual, output critics warmed"
+    assert variant_label(config.to_dict(), {"warm_output_critics": "yes"}) == "small, naive residual"

@@ -11,6 +11,7 @@ import pytest
 from dtmr.errors import DtmrError
 from dtmr.train.schedules import (
     INFERENCE_TEACHER_FORCING,
+    OUTPUT_CRITICS,
     STAGE2_TEACHER_FORCING,
     STAGE3_TEACHER_FORCING,
     StageSpec,
@@ -82,6 +83,15 @@ def test_small_preset_and_overrides():
     assert s3.learning_rates["decoder"] == pytest.approx(2e-4)
     with pytest.raises(DtmrError, match="paper"):
         dtmr_stages("huge")
+
+
+def test_warmed_output_critics_also_learn_in_stage_2_at_the_base_rate():
+    plain, warmed = dtmr_stages("small"), dtmr_stages("small", warm_output_critics=True)
+    assert not plain[1].trainable & set(OUTPUT_CRITICS)
+    assert {part: warmed[1].learning_rates[part] for part in OUTPUT_CRITICS} == {part: 1e-3 for part in OUTPUT_CRITICS}
+    # everything else, and the other stages, as published
+    assert {k: v for k, v in warmed[1].learning_rates.items() if k not in OUTPUT_CRITICS} == plain[1].learning_rates
+    assert (warmed[0], warmed[2]) == (plain[0], plain[2])
 
 
 def test_stage_spec_validates_and_serializes():

@@ -236,3 +236,31 @@ def test_the_output_adversary_learns_at_its_own_rate_in_stage_3_when_asked(tiny_
     assert main(_train_args(tiny_library, tmp_path / "zero", "1,0,0") + ["--output-adversary-lr", "0"]) == 2
     assert main(_train_args(tiny_library, tmp_path / "dmr", "1,0,0")
                 + ["--method", "dmr", "--output-adversary-lr", "1e-3"]) == 2
+
+
+def test_warmed_output_critics_learn_in_stage_2_and_nothing_else_changes_there(tiny_library, tmp_path):
+    from dtmr.cli import main
+
+    assert main(_train_args(tiny_library, tmp_path / "plain", "0,1,0")) == 0
+    assert main(_train_args(tiny_library, tmp_path / "warm", "0,1,0") + ["--warm-output-critics"]) == 0
+    plain, warm = _epoch_losses(tmp_path / "plain")[-1], _epoch_losses(tmp_path / "warm")[-1]
+    critic_terms = {"critic_output_adversary", "critic_discriminator", "critic_output_classifier"}
+    assert critic_terms <= set(warm) and not critic_terms & set(plain)
+    assert set(warm) - critic_terms == set(plain)  # the generator's stage-2 terms are the published ones
+    assert "output_identity_adversary" not in warm and "output_action_ce" not in warm
+    state = {name: torch.load(tmp_path / name / "train_state.pt", weights_only=True)["trainer"]
+             for name in ("plain", "warm")}
+    changed = {f"{part}.{key}" for part in ("critics", "heads") for key, value in state["plain"][part].items()
+               if not torch.equal(value, state["warm"][part][key])}  # both runs start from the same weights
+    for critic in ("critics.output_identity_adversary.", "critics.discriminator.", "heads.output_classifier."):
+        assert any(key.startswith(critic) for key in changed), critic
+    assert not any(key.startswith("critics.identity_adversary.") for key in changed)  # frozen in stage 2
+    saved = torch.load(tmp_path / "warm" / "model.pt", weights_only=True)
+    assert saved["training"]["warm_output_critics"] is True
+    from dtmr.eval.methods import checkpoint_method
+
+    assert checkpoint_method(tmp_path / "warm" / "model.pt", device="cpu").label == \
+        "DisentangledTMR β=0.5 small, output critics warmed"
+    assert "warm_output_critics" not in torch.load(tmp_path / "plain" / "model.pt", weights_only=True)["training"]
+    assert main(_train_args(tiny_library, tmp_path / "dmr", "1,0,0")
+                + ["--method", "dmr", "--warm-output-critics"]) == 2
