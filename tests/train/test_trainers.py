@@ -262,5 +262,10 @@ def test_warmed_output_critics_learn_in_stage_2_and_nothing_else_changes_there(t
     assert checkpoint_method(tmp_path / "warm" / "model.pt", device="cpu").label == \
         "DisentangledTMR β=0.5 small, output critics warmed"
     assert "warm_output_critics" not in torch.load(tmp_path / "plain" / "model.pt", weights_only=True)["training"]
+    both = DTMRTrainer(TrainConfig(data=str(tiny_library), split="synthetic", out=str(tmp_path / "both"), lr=3e-3,
+                                   warm_output_critics=True, output_adversary_lr=0.02),
+                       load_training_data(tiny_library, "synthetic"), DistributedContext())
+    assert [s.learning_rates.get("output_adversary") for s in both.stages] == [None, 0.02, 0.02]
+    assert both.stages[1].learning_rates["discriminator"] == 3e-3  # the base rate
     assert main(_train_args(tiny_library, tmp_path / "dmr", "1,0,0")
                 + ["--method", "dmr", "--warm-output-critics"]) == 2
