@@ -74,8 +74,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="replace a loss term's published weight in every stage that uses it, "
                         "e.g. output_identity_adversary=2 (DisentangledTMR; terms: docs/losses.md)")
     p.add_argument("--output-adversary-lr", type=float, metavar="X",
-                   help="stage-3 learning rate of the output identity adversary (default: the stage's, base/10; "
-                        "DisentangledTMR)")
+                   help="learning rate of the output identity adversary in stage 3 (and stage 2 with "
+                        "--warm-output-critics); default: the stage's (DisentangledTMR)")
     p.add_argument("--warm-output-critics", action="store_true",
                    help="also train the output action classifier, output identity adversary and sequence "
                         "discriminator in stage 2, so they are not at chance when stage 3 starts (DisentangledTMR)")

@@ -116,10 +116,7 @@ def dtmr_stages(
     e1, e2, e3 = PRESET_EPOCHS[preset] if epochs is None else epochs
     encoders_slow = lr * STAGE2_ENCODER_LR_FACTOR
     fine = lr / STAGE3_LR_DIVISOR
-    stage3_parts = (
-        "action_encoder", "identity_encoder", "decoder", "heads", "adversary",
-        "output_heads", "output_adversary", "discriminator",
-    )
+    stage3_parts = ("action_encoder", "identity_encoder", "decoder", "heads", "adversary", *OUTPUT_CRITICS)
     warmed = {part: lr for part in OUTPUT_CRITICS} if warm_output_critics else {}
     return (
         StageSpec(
