@@ -172,9 +172,11 @@ class DTMRConfig:
 def variant_label(config: dict, training: dict | None = None) -> str | None:
     """How tables and model lists tell DisentangledTMR checkpoints apart: the preset, the residual when it
     is not the paper's, and the loss weights, output adversary learning rate and warmed output critics set
-    by `dtmr train --loss-weight` / `--output-adversary-lr` / `--warm-output-critics` (from the checkpoint's
-    `training` record): "small", "paper, naive residual", "small, output_identity_adversary=2", "small, output
-    adversary lr 0.001", "small, output critics warmed"; None for a config without a preset."""
+    by `dtmr train --loss-weight` / `--output-adversary-lr` / `--warm-output-critics`, and the training seed
+    when it is not the default 0 (`--seed`; two trainings of one setting are otherwise one label), from the
+    checkpoint's `training` record: "small", "paper, naive residual", "small, output_identity_adversary=2",
+    "small, output adversary lr 0.001", "small, output critics warmed", "small, training seed 1"; None for a
+    config without a preset."""
     preset = config.get("preset_name")
     if preset is None:
         return None
@@ -189,4 +191,7 @@ def variant_label(config: dict, training: dict | None = None) -> str | None:
         parts.append(f"output adversary lr {adversary_lr:g}")
     if training.get("warm_output_critics") is True:
         parts.append("output critics warmed")
+    seed = training.get("seed")
+    if isinstance(seed, int) and not isinstance(seed, bool) and seed != 0:
+        parts.append(f"training seed {seed}")
     return ", ".join(parts)

@@ -137,3 +137,7 @@ def test_the_residual_is_the_source_or_its_naive_retarget():
         "small, naive residual, bone=0.5, output_identity_adversary=2, output adversary lr 0.001"
     assert variant_label(config.to_dict(), {"warm_output_critics": True}) == "small, naive residual, output critics warmed"
     assert variant_label(config.to_dict(), {"warm_output_critics": "yes"}) == "small, naive residual"
+    assert variant_label(config.to_dict(), {"warm_output_critics": True, "seed": 1}) == \
+        "small, naive residual, output critics warmed, training seed 1"
+    assert variant_label(config.to_dict(), {"seed": 0}) == variant_label(config.to_dict(), {"seed": "1"}) \
+        == variant_label(config.to_dict(), {"seed": True}) == "small, naive residual"
