@@ -194,7 +194,8 @@ def with_output_adversary_lr(stages: tuple[StageSpec, ...], lr: float | None) ->
 
     The adversary is created untrained and, unless warmed in stage 2, first steps in stage 3, whose
     learning rates are base/10 for fine-tuning (DESIGN §4); at that rate its loss stays at chance (log N)
-    for the whole stage, so its KL term has nothing to push against. `lr` sets its own rate (e.g. the base rate, the stage-1 adversary's)."""
+    for the whole stage, so its KL term has nothing to push against. `lr` sets its own rate (e.g. the base
+    rate, the stage-1 adversary's)."""
     if lr is None:
         return stages
     if not (isinstance(lr, (int, float)) and math.isfinite(lr) and lr > 0):
