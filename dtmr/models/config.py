@@ -8,6 +8,7 @@ preset builds a 25-, 22- or 20-joint model. The feature sizes the training heads
 from __future__ import annotations
 
 import dataclasses
+import re
 from dataclasses import dataclass
 
 from ..skeleton import MODEL_FRAMES, Topology, get_topology
@@ -195,3 +196,12 @@ def variant_label(config: dict, training: dict | None = None) -> str | None:
     if isinstance(seed, int) and not isinstance(seed, bool) and seed != 0:
         parts.append(f"training seed {seed}")
     return ", ".join(parts)
+
+
+_TRAINING_SEED_PART = re.compile(r", training seed \d+$")
+
+
+def setting_label(label: str) -> str:
+    """`label` (a `variant_label`, or a results row's label ending in one) without its training seed
+    part: the label that every training of one setting shares."""
+    return _TRAINING_SEED_PART.sub("", label)

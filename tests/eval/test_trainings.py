@@ -1,0 +1,45 @@
+"""One setting over several trainings: rows that differ only in their training seed become one summary."""
+
+from __future__ import annotations
+
+import pytest
+
+from dtmr.eval.trainings import over_trainings, trainings_table
+from dtmr.models.config import setting_label
+
+SETTING = "DisentangledTMR β=0.2 small, naive residual, output critics warmed"
+
+
+def _row(label, ar, adaptive, method="dtmr", beta=0.2, mpjpe=None):
+    row = {"method": method, "beta": beta, "label": label, "checkpoint": f"{label}.pt",
+           "ar_top1": {"mean": ar, "std": 1.0}, "ri_adaptive_top1": {"mean": adaptive, "std": 0.5},
+           "linkage": {"mean": 30.0, "std": 1.0}}
+    if mpjpe is not None:
+        row["mpjpe"] = {"mean": mpjpe, "std": 0.01}
+    return row
+
+
+def test_setting_label_drops_only_a_trailing_training_seed():
+    assert setting_label(f"{SETTING}, training seed 12") == SETTING
+    assert setting_label(SETTING) == SETTING
+    assert setting_label("small, training seed 1, bone=0.5") == "small, training seed 1, bone=0.5"
+
+
+def test_trainings_of_one_setting_become_one_summary_with_the_spread_of_their_means():
+    rows = [_row("naive retarget", 73.2, 37.5, method="naive", beta=None, mpjpe=0.46),
+            _row(SETTING, 73.0, 36.0, mpjpe=0.48), _row(f"{SETTING}, training seed 1", 77.0, 38.0, mpjpe=0.43),
+            _row(f"{SETTING}, training seed 2", 75.0, 34.0),
+            _row(f"{SETTING}, training seed 1", 60.0, 30.0, beta=1.0)]
+    naive, setting, other_beta = over_trainings(rows)
+    assert (naive["trainings"], naive["ar_top1"]) == (1, {"mean": 73.2, "std": 0.0, "values": [73.2]})
+    assert (setting["label"], setting["trainings"], other_beta["trainings"]) == (SETTING, 3, 1)
+    assert setting["ar_top1"]["values"] == [73.0, 77.0, 75.0]
+    assert setting["ar_top1"]["mean"] == pytest.approx(75.0) and setting["ar_top1"]["std"] == pytest.approx(2.0)
+    assert setting["ri_adaptive_top1"]["mean"] == pytest.approx(36.0)
+    assert setting["ri_adaptive_top1"]["std"] == pytest.approx(2.0)
+    assert "mpjpe" not in setting  # the third training has no geometry
+    table = trainings_table(over_trainings(rows))
+    assert f"| {SETTING} | 3 | 75.0 ± 2.0 (73.0 / 77.0 / 75.0) | 36.0 ± 2.0 (36.0 / 38.0 / 34.0) | 30.0 ± 0.0 " \
+        "(30.0 / 30.0 / 30.0) | — |" in table
+    assert "| naive retarget | 1 | 73.2 | 37.5 | 30.0 | 0.460 |" in table
+    assert "MPJPE" not in trainings_table(over_trainings(rows[1:]))
