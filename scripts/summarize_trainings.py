@@ -24,11 +24,14 @@ def main(argv: list[str]) -> int:
     args = parser.parse_args(argv)
     path = args.results_dir / "results.json"
     try:
-        rows = json.loads(path.read_text())
+        summaries = over_trainings(json.loads(path.read_text()))
     except (OSError, ValueError) as error:
         print(f"{path}: cannot read the results ({error})", file=sys.stderr)
         return 1
-    summaries = [s for s in over_trainings(rows) if s["trainings"] >= args.min_trainings]
+    except (KeyError, TypeError) as error:
+        print(f"{path}: not the rows of a `dtmr evaluate` run ({error!r})", file=sys.stderr)
+        return 1
+    summaries = [s for s in summaries if s["trainings"] >= args.min_trainings]
     print(trainings_table(summaries))
     return 0
 

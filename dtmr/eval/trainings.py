@@ -8,6 +8,7 @@ grouped by method, β and `setting_label` of their label, so a setting trained o
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 from ..models.config import setting_label
@@ -21,7 +22,8 @@ SETTING_METRICS = ("ar_top1", "ri_adaptive_top1", "linkage", "mpjpe")
 def over_trainings(rows: Sequence[dict], metrics: Sequence[str] = SETTING_METRICS) -> list[dict]:
     """One summary per setting, in the rows' order: {"method", "beta", "label", "trainings", and per metric
     {"mean", "std", "values"}}, where "values" are the trainings' means in row order and mean ± std
-    (sample std) is over them. A metric some training lacks is left out of its setting."""
+    (sample std) is over the finite ones. A metric some training lacks, or none has a finite value
+    of, is left out of its setting."""
     groups: dict[tuple, list[dict]] = {}
     for row in rows:
         groups.setdefault((row["method"], row["beta"], setting_label(row["label"])), []).append(row)
@@ -31,7 +33,8 @@ def over_trainings(rows: Sequence[dict], metrics: Sequence[str] = SETTING_METRIC
         for metric in metrics:
             if all(metric in row for row in members):
                 values = [row[metric]["mean"] for row in members]
-                summary[metric] = {**summarize(values), "values": values}
+                if any(math.isfinite(v) for v in values):  # NaN: undefined for that training
+                    summary[metric] = {**summarize(values), "values": values}
         summaries.append(summary)
     return summaries
 

@@ -38,6 +38,8 @@ def test_trainings_of_one_setting_become_one_summary_with_the_spread_of_their_me
     assert setting["ri_adaptive_top1"]["mean"] == pytest.approx(36.0)
     assert setting["ri_adaptive_top1"]["std"] == pytest.approx(2.0)
     assert "mpjpe" not in setting  # the third training has no geometry
+    undefined = [{**row, "linkage": {"mean": float("nan"), "std": 0.0}} for row in rows[1:3]]
+    assert "linkage" not in over_trainings(undefined)[0]
     table = trainings_table(over_trainings(rows))
     assert f"| {SETTING} | 3 | 75.0 ± 2.0 (73.0 / 77.0 / 75.0) | 36.0 ± 2.0 (36.0 / 38.0 / 34.0) | 30.0 ± 0.0 " \
         "(30.0 / 30.0 / 30.0) | — |" in table

@@ -29,3 +29,9 @@ def test_settings_trained_often_enough_are_printed_and_a_missing_folder_is_named
     assert lines[2:] == ["| small | 2 | 72.0 ± 2.8 (70.0 / 74.0) | 30.0 ± 0.0 (30.0 / 30.0) |"]
     assert _script().main([str(tmp_path / "absent")]) == 1
     assert "absent/results.json: cannot read the results" in capsys.readouterr().err
+    (tmp_path / "results.json").write_text(json.dumps([{"method": "dtmr"}]))
+    assert _script().main([str(tmp_path)]) == 1
+    assert "results.json: not the rows of a `dtmr evaluate` run" in capsys.readouterr().err
+    (tmp_path / "results.json").write_text("[{")
+    assert _script().main([str(tmp_path)]) == 1
+    assert "results.json: cannot read the results" in capsys.readouterr().err
