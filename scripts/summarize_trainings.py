@@ -24,10 +24,12 @@ def main(argv: list[str]) -> int:
     args = parser.parse_args(argv)
     path = args.results_dir / "results.json"
     try:
-        summaries = over_trainings(json.loads(path.read_text()))
+        rows = json.loads(path.read_text())
     except (OSError, ValueError) as error:
         print(f"{path}: cannot read the results ({error})", file=sys.stderr)
         return 1
+    try:
+        summaries = over_trainings(rows)
     except (KeyError, TypeError) as error:
         print(f"{path}: not the rows of a `dtmr evaluate` run ({error!r})", file=sys.stderr)
         return 1

@@ -170,6 +170,10 @@ class DTMRConfig:
             raise ValueError("invalid DTMRConfig: " + "; ".join(problems))
 
 
+#: the label part that names a training seed; `setting_label` strips it again
+_TRAINING_SEED = "training seed"
+
+
 def variant_label(config: dict, training: dict | None = None) -> str | None:
     """How tables and model lists tell DisentangledTMR checkpoints apart: the preset, the residual when it
     is not the paper's, and the loss weights, output adversary learning rate and warmed output critics set
@@ -194,11 +198,11 @@ def variant_label(config: dict, training: dict | None = None) -> str | None:
         parts.append("output critics warmed")
     seed = training.get("seed")
     if isinstance(seed, int) and not isinstance(seed, bool) and seed != 0:
-        parts.append(f"training seed {seed}")
+        parts.append(f"{_TRAINING_SEED} {seed}")
     return ", ".join(parts)
 
 
-_TRAINING_SEED_PART = re.compile(r", training seed \d+$")
+_TRAINING_SEED_PART = re.compile(f", {_TRAINING_SEED} -?\\d+$")
 
 
 def setting_label(label: str) -> str:
