@@ -8,6 +8,7 @@ recognizers are kept per task ("action", "subject") for the live predictions.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -67,15 +68,20 @@ def read_checkpoint_info(path: str | Path) -> CheckpointInfo:
     except KeyError as exc:
         raise CheckpointError(path, f"checkpoint lacks the {exc.args[0]!r} field") from None
     beta = data.get("beta")
+    if beta is not None and (isinstance(beta, bool) or not isinstance(beta, (int, float)) or not math.isfinite(beta)):
+        raise CheckpointError(path, f"checkpoint field 'beta' is not a number ({beta!r:.40})")
     config = data.get("config") if isinstance(data.get("config"), dict) else {}
+    try:  # DTMRConfig's preset (and residual, and the loss weights it was trained with): unchecked metadata
+        preset = variant_label(config, data.get("training"))
+    except (TypeError, ValueError) as exc:
+        raise CheckpointError(path, f"malformed config or training record ({exc})") from None
     return CheckpointInfo(
         path=path,
         method=method,
         topology=topology,
         beta=None if beta is None else float(beta),
         task=None if data.get("task") is None else str(data["task"]),
-        # DTMRConfig's preset (and residual, and the loss weights it was trained with)
-        preset=variant_label(config, data.get("training")),
+        preset=preset,
         modified=path.stat().st_mtime,
     )
 
@@ -120,4 +126,6 @@ def build_catalog(folders: list[Path], files: list[Path]) -> ModelCatalog:
             catalog.add(read_checkpoint_info(path))
         except (CheckpointError, OSError) as exc:
             catalog.problems.append(str(exc) if isinstance(exc, CheckpointError) else f"{path}: {exc.strerror or exc}")
+        except Exception as exc:  # noqa: BLE001 - a file nobody foresaw is one line, never the whole catalogue
+            catalog.problems.append(f"{path}: unreadable checkpoint ({type(exc).__name__}: {exc})")
     return catalog

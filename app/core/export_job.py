@@ -4,6 +4,8 @@ Panels come from `dtmr.render.build_comparison` and frames from `dtmr.render.exp
 the CLI. The only difference is where the model outputs come from: the Studio passes the clips it
 already shows (`ShownOutputs`), so the video is what the user inspected, and no model runs twice. With
 the same checkpoint, clip and seed, `dtmr export` computes the same clips and writes the same frames.
+Before any work the output is checked as `dtmr export` checks it (`dtmr.io.outputs.check_output`: never one
+of the inputs, never a folder, never a file of another kind unless `overwrite`) and so is the frame size.
 """
 
 from __future__ import annotations
@@ -45,12 +47,28 @@ class ExportRequest:
     recognizers: Mapping[str, CheckpointInfo] | None = None
     action_names: Mapping[int, str] | None = None
     device: str | None = None
+    #: the files the comparison was read from (library, checkpoint): the output may not be one of them
+    inputs: tuple[Path, ...] = ()
+    #: replace an existing file that is not a video
+    overwrite: bool = False
+
+
+def check_request(request: ExportRequest) -> None:
+    """Raise `DtmrError` (naming the file or the size) when the request would destroy a file or could not
+    be rendered; nothing is read or written."""
+    from dtmr.io.outputs import check_output
+    from dtmr.render.limits import check_frame_size
+
+    check_frame_size(request.size, "frame size")
+    recognizers = [info.path for info in (request.recognizers or {}).values()]
+    check_output(request.path, kind="video", inputs=[*request.inputs, *recognizers], overwrite=request.overwrite)
 
 
 def export_comparison(request: ExportRequest, token: CancelToken, progress: ProgressFn) -> Path:
     from dtmr.render import Recognizers, build_comparison, export_video
     from dtmr.render.comparison import action_names_of
 
+    check_request(request)
     recognizers = None
     if request.recognizers:
         from dtmr.models.recognizers import Recognizer

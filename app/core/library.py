@@ -1,4 +1,10 @@
-"""Opening a clip source (`.skeleton` file or folder, `.npz` data set, `.h5` library) for the Studio."""
+"""Opening a clip source (`.skeleton` file or folder, `.npz` data set, `.h5` library) for the Studio.
+
+A release (`dtmr anonymize` output, `dtmr.release.is_release`) opens with its key when one is given or
+lies beside it (`released.key.json`): the clips then carry their source subjects (`KeyedRelease`). Its
+audit is read from the audit's default folder (`released.audit/audit.json`) when there is one; a broken
+audit does not stop the release from opening (`audit_error` says why it was not used).
+"""
 
 from __future__ import annotations
 
@@ -11,18 +17,41 @@ import numpy as np
 
 from dtmr.io.sources import action_name_map
 
+from .audit_file import AuditInfo, default_audit_path, read_audit
 from .cancel import CancelToken, ProgressFn
+from .release_source import KeyedRelease
 
 #: what the File menu's open dialog offers
 OPEN_FILTER = "Skeleton clips (*.skeleton *.npz *.h5 *.hdf5);;All files (*)"
 
 
 @dataclass(frozen=True)
+class OpenRequest:
+    path: Path
+    #: a release key to open the release with (None: the one beside the release, if any)
+    key: Path | None = None
+
+
+@dataclass(frozen=True)
 class OpenedLibrary:
     path: Path
-    source: Any  # a dtmr.io.sources.ClipSource
+    source: Any  # a dtmr.io.sources.ClipSource (a `KeyedRelease` for a release opened with its key)
     #: `source.metadata_table()`, read once (for an HDF5 library it is the only eager read)
     table: dict[str, np.ndarray]
+    #: written by `dtmr anonymize` (opaque ids, no subjects of its own)
+    release: bool = False
+    key: Any = None  # dtmr.release.key.ReleaseKey
+    audit: AuditInfo | None = None
+    #: why the audit beside the release could not be used ("" when none was there or it was read)
+    audit_error: str = ""
+
+    @cached_property
+    def risk(self) -> np.ndarray:
+        """(N,) float64 each clip's risk from the audit, NaN where it gives none (all NaN without an audit)."""
+        ids = self.table.get("sample_name", np.full(len(self.source), "", dtype=object))
+        if self.audit is None:
+            return np.full(len(ids), np.nan)
+        return self.audit.risk_column(ids)
 
     @cached_property
     def action_names(self) -> dict[int, str]:
@@ -36,15 +65,36 @@ class OpenedLibrary:
         return self.action_names.get(action, f"action {action}")
 
 
-def open_library(path: str | Path, token: CancelToken, progress: ProgressFn) -> OpenedLibrary:
-    """The library job: open `path` and read its metadata table (errors name the file)."""
+def open_library(request: OpenRequest | str | Path, token: CancelToken, progress: ProgressFn) -> OpenedLibrary:
+    """The library job: open a path (or an `OpenRequest`) and read its metadata table (errors name the file)."""
+    from dtmr.errors import DtmrError
+    from dtmr.io.library import ClipLibrary
     from dtmr.io.sources import open_clip_source
+    from dtmr.release.release import is_release, open_release
 
-    path = Path(path)
+    if not isinstance(request, OpenRequest):
+        request = OpenRequest(Path(request))
+    path = Path(request.path)
     progress(0, 2, f"opening {path.name}")
     source = open_clip_source(path)
+    release = isinstance(source, ClipLibrary) and is_release(source)
+    key = None
+    if request.key is not None and not release:
+        source.close()
+        raise DtmrError(f"{path} is not a release (written by dtmr anonymize): {request.key} cannot open it")
+    if release:
+        source.close()
+        source, key = open_release(path, request.key)
+        if key is not None:
+            source = KeyedRelease(source, key)
     token.check()
     progress(1, 2, "reading clip metadata")
     table = {k: np.asarray(v) for k, v in source.metadata_table().items()}
+    audit, audit_error = None, ""
+    if release and default_audit_path(path).is_file():
+        try:
+            audit = read_audit(default_audit_path(path))
+        except DtmrError as exc:
+            audit_error = str(exc)
     progress(2, 2, f"{len(source)} clips")
-    return OpenedLibrary(path, source, table)
+    return OpenedLibrary(path, source, table, release, key, audit, audit_error)

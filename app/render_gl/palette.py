@@ -16,6 +16,9 @@ BACKGROUND = DEFAULT_STYLE.background
 GRID = (*DEFAULT_STYLE.grid, 255)
 #: trail segments on frames where the foot is in the air
 AIRBORNE_RGBA = (0.55, 0.55, 0.55, 1.0)
+#: the Privacy panel's colour map, from no reliance (grey) through amber to most relied on (crimson);
+#: (position in [0, 1], RGB uint8) stops, shared by the joint colours and the panel's legend
+RELIANCE_STOPS = ((0.0, (150, 150, 150)), (0.5, (250, 150, 40)), (1.0, (190, 0, 40)))
 
 
 def _rgba(rgb: np.ndarray) -> np.ndarray:
@@ -39,3 +42,12 @@ def sliding_colours(speeds: np.ndarray, style: Style = DEFAULT_STYLE) -> np.ndar
     rgba = _rgba(style_sliding_colours(speeds, style))
     rgba[np.isnan(speeds)] = AIRBORNE_RGBA
     return rgba
+
+
+def reliance_colours(scores: np.ndarray) -> np.ndarray:
+    """(...,) reliance in [0, 1] -> (..., 4) float32 RGBA on `RELIANCE_STOPS` (NaN counts as 0)."""
+    scores = np.clip(np.nan_to_num(np.asarray(scores, dtype=np.float32)), 0.0, 1.0)
+    positions = np.array([p for p, _ in RELIANCE_STOPS], dtype=np.float32)
+    rgb = np.array([c for _, c in RELIANCE_STOPS], dtype=np.float32)
+    channels = np.stack([np.interp(scores, positions, rgb[:, k]) for k in range(3)], axis=-1)
+    return _rgba(channels)

@@ -2,6 +2,8 @@
 
 All bones go into one `GLLinePlotItem` in 'lines' mode with per-vertex colours (pyqtgraph #1335: many
 line items are slow). A bone with a missing (NaN) end and a missing joint are left out of the frame.
+Joints are coloured by body side, or by per-joint colours given with `set_joint_colours` (the Privacy
+panel's reliance map); then each bone takes its child joint's colour and joints are drawn larger.
 """
 
 from __future__ import annotations
@@ -15,6 +17,8 @@ from .palette import bone_colours, joint_colours
 
 BONE_WIDTH = 3.0
 JOINT_SIZE = 6.0
+#: joints drawn with per-joint colours are this much larger, so their colour reads at a glance
+COLOURED_JOINT_SCALE = 2.0
 
 
 class SkeletonItem:
@@ -28,6 +32,10 @@ class SkeletonItem:
         self._children = np.zeros(0, dtype=np.int64)
         self._bone_rgba = np.zeros((0, 4), dtype=np.float32)
         self._joint_rgba = np.zeros((0, 4), dtype=np.float32)
+        self._side_rgba = (self._bone_rgba, self._joint_rgba)
+        self._joint_size = joint_size
+        self._num_joints = 0
+        self.joint_colours: np.ndarray | None = None
         self.set_visible(False)
 
     def set_clip(self, scene_joints: np.ndarray, topology: str) -> None:
@@ -35,8 +43,27 @@ class SkeletonItem:
         topo = get_topology(topology)
         self._frames = np.asarray(scene_joints, dtype=np.float32)
         self._parents, self._children = topo.bone_parents, topo.bone_children
-        self._bone_rgba = np.repeat(bone_colours(topo), 2, axis=0).reshape(-1, 2, 4)
-        self._joint_rgba = joint_colours(topo)
+        self._num_joints = topo.num_joints
+        self._side_rgba = (np.repeat(bone_colours(topo), 2, axis=0).reshape(-1, 2, 4), joint_colours(topo))
+        self.set_joint_colours(None)  # colours given for another clip do not carry over
+
+    def set_joint_colours(self, rgba: np.ndarray | None) -> None:
+        """(J, 4) float RGBA per joint (bones take their child's), or None for the side colours.
+
+        Takes effect at the next `set_frame`.
+        """
+        if rgba is None:
+            self.joint_colours = None
+            self._bone_rgba, self._joint_rgba = self._side_rgba
+            self._joints.setData(size=self._joint_size)
+            return
+        rgba = np.asarray(rgba, dtype=np.float32)
+        if rgba.shape != (self._num_joints, 4):
+            raise ValueError(f"need ({self._num_joints}, 4) joint colours, got {rgba.shape}")
+        self.joint_colours = rgba
+        self._joint_rgba = rgba
+        self._bone_rgba = np.repeat(rgba[self._children][:, None], 2, axis=1)  # (B, 2, 4)
+        self._joints.setData(size=self._joint_size * COLOURED_JOINT_SCALE)
 
     def set_frame(self, frame: int) -> None:
         pose = self._frames[frame]

@@ -82,6 +82,7 @@ class SkeletonView(GLViewMixin, QOpenGLWindow):
         self._scene: np.ndarray | None = None
         self._topology = ""
         self._sliding: FootSliding | None = None
+        self._joint_colours: np.ndarray | None = None
         self._frame = 0
         self._feet_enabled = True
         self._trail_length: int | None = None
@@ -128,6 +129,7 @@ class SkeletonView(GLViewMixin, QOpenGLWindow):
         self._scene = None if joints is None else to_scene(joints)
         self._topology = topology
         self._sliding = sliding
+        self._joint_colours = None  # per-joint colours belong to the clip they were made for
         if self._scene is not None:
             self._frame_clip(joints, topology)
         self._apply_clip()
@@ -138,6 +140,13 @@ class SkeletonView(GLViewMixin, QOpenGLWindow):
             self.skeleton.set_frame(frame)
             self.feet.set_frame(frame)
             self.update()
+
+    def set_joint_colours(self, rgba: np.ndarray | None) -> None:
+        """(J, 4) RGBA per joint of the clip shown (the Privacy panel's reliance), or None: side colours."""
+        self._joint_colours = None if rgba is None else np.asarray(rgba, dtype=np.float32)
+        if self.ready and self._scene is not None:
+            self.skeleton.set_joint_colours(self._joint_colours)
+            self.show_frame(self._frame)
 
     def set_feet_enabled(self, enabled: bool) -> None:
         self._feet_enabled = enabled
@@ -160,6 +169,8 @@ class SkeletonView(GLViewMixin, QOpenGLWindow):
             self.update()
             return
         self.skeleton.set_clip(self._scene, self._topology)
+        if self._joint_colours is not None:
+            self.skeleton.set_joint_colours(self._joint_colours)
         if self._sliding is not None:
             self.feet.set_clip(self._scene, self._sliding)
         else:

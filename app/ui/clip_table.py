@@ -2,6 +2,10 @@
 
 Filters are evaluated with numpy over whole columns when they change (a 50k-clip library filters in
 milliseconds); `filterAcceptsRow` then only reads the precomputed mask.
+
+The Risk column is each clip's risk from the release's audit (`audit.json`: the probability the worst
+attacker gives the clip's true subject), empty where the audit gives none; it sorts numerically, clips
+without a risk below every risk.
 """
 
 from __future__ import annotations
@@ -12,10 +16,17 @@ from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView
 
 from ..core.library import OpenedLibrary
 
-COLUMNS = ("#", "Clip", "Subject", "Action", "View", "Rep.", "Frames")
-#: the integer metadata column behind each table column from the third on (-1 = unknown, shown empty)
+COLUMNS = ("#", "Clip", "Subject", "Action", "View", "Rep.", "Frames", "Risk")
+#: the integer metadata column behind each table column from the third to the seventh (-1 = unknown, shown empty)
 INT_KEYS = ("subject", "action", "view", "repetition", "num_frames")
+RISK_COLUMN = COLUMNS.index("Risk")
+#: where a clip without a risk sorts (risks lie in [0, 1])
+NO_RISK = -1.0
 SORT_ROLE = Qt.ItemDataRole.UserRole
+HEADER_TIPS = {
+    "Subject": "The performer (for a release: from its key, when it is open)",
+    "Risk": "From the release's audit: the probability the worst attacker gives the clip's true subject",
+}
 
 
 class ClipTableModel(QAbstractTableModel):
@@ -25,6 +36,7 @@ class ClipTableModel(QAbstractTableModel):
         self._names = np.zeros(0, dtype=object)
         self._ints: dict[str, np.ndarray] = {}
         self._actions = np.zeros(0, dtype=object)
+        self._risk = np.zeros(0)
 
     def set_library(self, library: OpenedLibrary | None) -> None:
         self.beginResetModel()
@@ -41,7 +53,17 @@ class ClipTableModel(QAbstractTableModel):
             self._names = np.array([str(v) if str(v) else f"clip {i}" for i, v in
                                     enumerate(names if names is not None else [""] * n)], dtype=object)
             self._actions = np.array([library.action_name(int(a)) for a in self._ints["action"]], dtype=object)
+        self._risk = np.zeros(0) if library is None else library.risk
         self.endResetModel()
+
+    def set_risk(self, risk: np.ndarray) -> None:
+        """A new risk column (another audit for the same clips)."""
+        self._risk = np.asarray(risk, dtype=np.float64)
+        self.dataChanged.emit(self.index(0, RISK_COLUMN), self.index(max(self.rowCount() - 1, 0), RISK_COLUMN))
+
+    @property
+    def risk(self) -> np.ndarray:
+        return self._risk
 
     # --- columns used by the filters -------------------------------------------------------------
     def column_values(self, key: str) -> np.ndarray:
@@ -63,16 +85,24 @@ class ClipTableModel(QAbstractTableModel):
         return 0 if parent.isValid() else len(COLUMNS)
 
     def headerData(self, section, orientation, role=Qt.ItemDataRole.DisplayRole):  # noqa: N802
-        if role == Qt.ItemDataRole.DisplayRole and orientation == Qt.Orientation.Horizontal:
+        if orientation != Qt.Orientation.Horizontal:
+            return None
+        if role == Qt.ItemDataRole.DisplayRole:
             return COLUMNS[section]
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return HEADER_TIPS.get(COLUMNS[section])
         return None
 
     def data(self, index, role=Qt.ItemDataRole.DisplayRole):
         if not index.isValid():
             return None
         row, col = index.row(), index.column()
+        if col == RISK_COLUMN:
+            return self._risk_data(row, role)
         if role == SORT_ROLE:
             return row if col == 0 else self._names[row] if col == 1 else int(self._ints[INT_KEYS[col - 2]][row])
+        if role == Qt.ItemDataRole.ToolTipRole and col == 1:
+            return self._source_tip(row)
         if role == Qt.ItemDataRole.DisplayRole:
             if col == 0:
                 return str(row)
@@ -85,6 +115,25 @@ class ClipTableModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.TextAlignmentRole and col not in (1, 3):
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         return None
+
+    def _risk_data(self, row: int, role):
+        risk = float(self._risk[row]) if row < len(self._risk) else float("nan")
+        if role == SORT_ROLE:
+            return NO_RISK if np.isnan(risk) else risk
+        if role == Qt.ItemDataRole.DisplayRole:
+            return "" if np.isnan(risk) else f"{risk:.2f}"
+        if role == Qt.ItemDataRole.TextAlignmentRole:
+            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        return None
+
+    def _source_tip(self, row: int) -> str | None:
+        """For a release opened with its key: the source clip the released clip was made from."""
+        library = self.library
+        if library is None or library.key is None:
+            return None
+        entry = library.key.entries[row]
+        subject = "unknown subject" if entry.subject is None else f"subject {entry.subject}"
+        return f"from {entry.source_clip or f'source clip {entry.source_index}'} ({subject})"
 
 
 def _int_column(values, n: int) -> np.ndarray:

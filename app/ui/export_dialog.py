@@ -6,6 +6,8 @@ with a progress bar and Cancel. Frames are rendered by `dtmr.render`, as `dtmr e
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 
 from PySide6.QtCore import Signal
@@ -26,13 +28,15 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
 )
 
+from dtmr.errors import DtmrError
 from dtmr.render import DEFAULT_PRESET, PRESETS
 from dtmr.render.frame import DEFAULT_PANEL_SIZE
 
-from ..core.export_job import ExportRequest, ShownOutputs
+from ..core.export_job import ExportRequest, ShownOutputs, check_request
 from ..state.comparison import Comparison, ViewKind
 from ..workers.job_thread import JobThread
 
+OVERWRITE_LABEL = "Replace an existing file that is not a video"
 FORMAT_FILTERS = {".gif": "GIF animation (*.gif)", ".mp4": "MP4 video, H.264 (*.mp4)"}
 
 
@@ -74,6 +78,7 @@ class ExportDialog(QDialog):
         self.predictions_box = QCheckBox("Predictions (top-1 action and identity per view)")
         self.feet_box = QCheckBox("Foot-sliding colours")
         self.feet_box.setChecked(True)
+        self.overwrite_box = QCheckBox(OVERWRITE_LABEL)
         self.progress = QProgressBar()
         self.progress.setRange(0, 1)
         self.progress.setValue(0)
@@ -105,6 +110,7 @@ class ExportDialog(QDialog):
         form.addRow("Camera", self.camera_box)
         form.addRow("", self.predictions_box)
         form.addRow("", self.feet_box)
+        form.addRow("", self.overwrite_box)
         layout = QVBoxLayout(self)
         layout.addLayout(form)
         layout.addWidget(self.progress)
@@ -118,8 +124,10 @@ class ExportDialog(QDialog):
 
     # --- filling in --------------------------------------------------------------------------------
     def prepare(self, comparison: Comparison, recognizers: dict, action_names: dict, device: str,
-                default_folder: str) -> bool:
-        """Take the current comparison; False (and a message) when there is nothing to export yet."""
+                default_folder: str, inputs: Sequence[str | Path] = ()) -> bool:
+        """Take the current comparison; False (and a message) when there is nothing to export yet.
+
+        `inputs` are the files the comparison comes from (library, checkpoint): never written over."""
         clips = comparison.clips
         if ViewKind.RELEASED not in clips or comparison.reference is None:
             self.status.setText("Nothing to export yet: select a clip and wait for the model's views.")
@@ -134,6 +142,7 @@ class ExportDialog(QDialog):
             source=source, reference=comparison.reference,
             outputs=ShownOutputs(clips[ViewKind.RETARGETED], released, beta, extra.get("method", "model")),
             recognizers=recognizers, action_names=action_names, device=device,
+            inputs=tuple(Path(p) for p in inputs),
         )
         length = comparison.length
         for box in (self.first_frame, self.last_frame):
@@ -186,7 +195,8 @@ class ExportDialog(QDialog):
             size=(self.width_box.value(), self.height_box.value()), preset=self.camera_box.currentData(),
             foot_sliding=self.feet_box.isChecked(),
             recognizers=c["recognizers"] if self.predictions_box.isChecked() else None,
-            action_names=c["action_names"], device=c["device"],
+            action_names=c["action_names"], device=c["device"], inputs=c["inputs"],
+            overwrite=self.overwrite_box.isChecked(),
         )
 
     def start(self) -> None:
@@ -194,8 +204,15 @@ class ExportDialog(QDialog):
             return
         try:
             request = self.request()
-        except ValueError as exc:
+            check_request(replace(request, overwrite=True))
+        except (ValueError, DtmrError) as exc:
             self.status.setText(str(exc))
+            return
+        try:
+            check_request(request)
+        except DtmrError:
+            self.status.setText(f"{request.path} exists and is not a GIF or MP4 video: tick “{OVERWRITE_LABEL}” "
+                                "to replace it.")
             return
         self.path_edit.setText(str(request.path))
         self._request_id = self.thread.submit(request)

@@ -1,6 +1,12 @@
-"""Library panel: open buttons, search and filters, and the clip table. Selecting a row picks the source."""
+"""Library panel: open buttons, search and filters, and the clip table. Selecting a row picks the source.
+
+For a release the panel says whether its key is open (then the table knows each clip's source subject)
+and which audit fills the Risk column.
+"""
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import numpy as np
 from PySide6.QtCore import Qt, Signal
@@ -84,7 +90,7 @@ class LibraryPanel(QWidget):
     def set_library(self, library: OpenedLibrary | None) -> None:
         self.library = library
         self.model.set_library(library)
-        self.path_label.setText(str(library.path) if library else "No library open.")
+        self.path_label.setText(library_text(library) if library else "No library open.")
         for key, combo in self.filters.items():
             combo.blockSignals(True)
             combo.clear()
@@ -99,6 +105,13 @@ class LibraryPanel(QWidget):
         self.proxy.set_search(self.search.text())
         self.table.sortByColumn(0, Qt.SortOrder.AscendingOrder)
         self._update_count()
+
+    def set_audit(self, library: OpenedLibrary) -> None:
+        """The same clips with another audit: refill the Risk column."""
+        self.library = library
+        self.model.library = library
+        self.model.set_risk(library.risk)
+        self.path_label.setText(library_text(library))
 
     def select_clip(self, index: int) -> None:
         """Make source clip `index` the current row (clearing filters that hide it)."""
@@ -133,3 +146,19 @@ class LibraryPanel(QWidget):
         total = self.model.rowCount()
         shown = self.proxy.rowCount()
         self.count_label.setText(f"{shown} of {total} clips" if shown != total else f"{total} clips")
+
+
+def library_text(library: OpenedLibrary) -> str:
+    """The library's path and, for a release, its key and audit."""
+    lines = [str(library.path)]
+    if library.release:
+        if library.key is not None:
+            lines.append(f"Release with its key ({Path(library.key.path).name}): source subjects known")
+        else:
+            lines.append("Release without its key: subjects unknown (File ▸ Open release key…)")
+    if library.audit is not None:
+        known = int((~np.isnan(library.risk)).sum())
+        lines.append(f"Risk from {library.audit.path} ({known} of {len(library.source)} clips)")
+    elif library.release:
+        lines.append("No audit: Risk empty (File ▸ Open audit…)")
+    return "\n".join(lines)

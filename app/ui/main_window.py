@@ -1,7 +1,8 @@
 """The Studio's main window: wires the state objects, the controller, the panels and the menus.
 
 Layout: the "Compare" tab holds the three views, the transport bar and the per-frame tracks; docks hold
-the library (left), the reference (right) and, tabbed below it, the live predictions and the model. The
+the library (left), the reference (right) and, tabbed below it, the live predictions, the model and the
+privacy attribution (computed only while its tab is shown; brought to the front when a release opens). The
 "Train" tab runs `dtmr train` in a separate process. Every frame change goes through one
 `FrameCoalescer`, so the views, tracks, predictions and slider are updated once per event-loop pass.
 """
@@ -10,6 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 from PySide6.QtCore import QSettings, Qt
 from PySide6.QtWidgets import (
     QDockWidget,
@@ -21,13 +23,18 @@ from PySide6.QtWidgets import (
     QTabWidget,
 )
 
+from dtmr.errors import DtmrError
+
 from .. import __doc__ as app_doc
+from ..core.audit_file import read_audit
 from ..core.export_job import export_comparison
 from ..core.library import OPEN_FILTER, OpenedLibrary
 from ..core.model_scan import ScanResult
 from ..core.retargeting import NO_MODEL_MESSAGE
-from ..state.comparison import Comparison
+from ..render_gl.palette import reliance_colours
+from ..state.comparison import Comparison, ViewKind
 from ..state.playback import LoopMode, PlaybackClock
+from ..state.privacy import PrivacyState
 from ..state.selection import ReferenceChoice, Selection
 from ..state.settings import SettingsModel
 from ..workers.job_thread import JobThread
@@ -38,6 +45,7 @@ from .menus import SHORTCUTS, build_menus
 from .model_panel import ModelPanel
 from .playback_driver import PlaybackDriver
 from .predictions_panel import PredictionsPanel
+from .privacy_panel import PrivacyPanel
 from .reference_panel import ReferencePanel
 from .settings_store import SettingsStore
 from .studio_controller import StudioController
@@ -47,12 +55,14 @@ from .tracks_panel import TracksPanel
 from .views_panel import ViewsPanel
 
 CHECKPOINT_FILTER = "Checkpoints (*.pt *.pth *.ckpt);;All files (*)"
+KEY_FILTER = "Release keys (*.key.json);;JSON (*.json);;All files (*)"
+AUDIT_FILTER = "Audits (audit.json);;JSON (*.json);;All files (*)"
 LOOP_ORDER = (LoopMode.ONCE, LoopMode.LOOP, LoopMode.BOUNCE)
 
 
 class MainWindow(QMainWindow):
     def __init__(self, qsettings: QSettings, retargeting=None, recognition=None, models_dir: Path | None = None,
-                 parent=None) -> None:
+                 parent=None, attribution=None) -> None:
         super().__init__(parent)
         self.setWindowTitle("DTMR Studio")
         self.setAcceptDrops(True)
@@ -62,8 +72,9 @@ class MainWindow(QMainWindow):
         self.clock = PlaybackClock()
         self.selection = Selection()
         self.comparison = Comparison()
+        self.privacy = PrivacyState()
         self.controller = StudioController(self.selection, self.comparison, self.clock, self.settings,
-                                           retargeting, recognition, models_dir, self)
+                                           retargeting, recognition, models_dir, self, attribution, self.privacy)
         self.driver = PlaybackDriver(self.clock, self)
         self.coalescer = FrameCoalescer(self._render_frame, self)
         self.message_boxes: list[QMessageBox] = []
@@ -91,14 +102,17 @@ class MainWindow(QMainWindow):
         self.reference_panel = ReferencePanel()
         self.model_panel = ModelPanel()
         self.predictions = PredictionsPanel(self.comparison)
+        self.privacy_panel = PrivacyPanel(self.privacy)
         self.docks = {
             "library": self._dock("Library", self.library_panel, Qt.DockWidgetArea.LeftDockWidgetArea),
             "reference": self._dock("Reference", self.reference_panel, Qt.DockWidgetArea.RightDockWidgetArea),
             "model": self._dock("Model", self.model_panel, Qt.DockWidgetArea.RightDockWidgetArea),
             "predictions": self._dock("Predictions", self.predictions, Qt.DockWidgetArea.RightDockWidgetArea),
+            "privacy": self._dock("Privacy", self.privacy_panel, Qt.DockWidgetArea.RightDockWidgetArea),
         }
         # the model panel is needed to set up, the predictions all the time: they share a tab group
         self.tabifyDockWidget(self.docks["predictions"], self.docks["model"])
+        self.tabifyDockWidget(self.docks["model"], self.docks["privacy"])
         self.docks["predictions"].raise_()
         self.status_label = QLabel()
         self.statusBar().addWidget(self.status_label, 1)
@@ -123,6 +137,8 @@ class MainWindow(QMainWindow):
         self.comparison.clips_changed.connect(lambda: self.coalescer.request(clock.frame))
         self.comparison.status_changed.connect(self._status_changed)
         self.tracks.seek_requested.connect(clock.seek)
+        self.privacy.changed.connect(self._privacy_changed)
+        self.docks["privacy"].visibilityChanged.connect(self._privacy_shown)
 
         self.library_panel.open_file_requested.connect(self.open_file_dialog)
         self.library_panel.open_folder_requested.connect(self.open_folder_dialog)
@@ -138,6 +154,7 @@ class MainWindow(QMainWindow):
         self.model_panel.rescan_requested.connect(self.controller.rescan_models)
 
         self.controller.library_opened.connect(self._library_opened)
+        self.controller.audit_changed.connect(self.library_panel.set_audit)
         self.controller.catalog_changed.connect(self._catalog_changed)
         self.controller.message.connect(self.status_label.setText)
         self.controller.error.connect(self.show_error)
@@ -146,6 +163,8 @@ class MainWindow(QMainWindow):
 
         a.open_file.triggered.connect(self.open_file_dialog)
         a.open_folder.triggered.connect(self.open_folder_dialog)
+        a.open_key.triggered.connect(self.open_key_dialog)
+        a.open_audit.triggered.connect(self.open_audit_dialog)
         a.add_checkpoint.triggered.connect(self.add_checkpoint_dialog)
         a.export.triggered.connect(self.open_export_dialog)
         a.quit.triggered.connect(self.close)
@@ -221,16 +240,52 @@ class MainWindow(QMainWindow):
         if path:
             self.open_path(path)
 
+    def open_key_dialog(self) -> None:
+        """File ▸ Open release key…: open the current release again, with the key chosen."""
+        library = self.controller.library
+        if library is None or not library.release:
+            self.show_error("Open a release first (a library written by dtmr anonymize): a key opens its own "
+                            "release only.")
+            return
+        path, _ = QFileDialog.getOpenFileName(self, "Open the release's key", str(library.path.parent), KEY_FILTER)
+        if path:
+            self.controller.open_path(library.path, key=path)
+
+    def open_audit_dialog(self) -> None:
+        """File ▸ Open audit…: the risks and the worst attacker of the open release from an audit.json."""
+        library = self.controller.library
+        if library is None:
+            self.show_error("Open a release first: an audit gives the risk of its clips.")
+            return
+        path, _ = QFileDialog.getOpenFileName(self, "Open an audit", str(library.path.parent), AUDIT_FILTER)
+        if path:
+            self.open_audit(path)
+
+    def open_audit(self, path: str | Path) -> None:
+        library = self.controller.library
+        if library is None:
+            return
+        try:
+            audit = read_audit(path)
+        except DtmrError as exc:
+            self.show_error(str(exc))
+            return
+        if np.isnan(audit.risk_column(library.table.get("sample_name", []))).all():
+            self.show_error(f"{audit.path}: lists none of the clips of {library.path.name} (another release?)")
+            return
+        self.controller.set_audit(audit)
+
     def add_checkpoint_dialog(self) -> None:
         path, _ = QFileDialog.getOpenFileName(self, "Add a checkpoint", self.settings.get("last_dir"), CHECKPOINT_FILTER)
         if path:
             self.controller.add_checkpoint(path)
 
     def open_export_dialog(self) -> None:
-        library = self.controller.library
+        library, model = self.controller.library, self.controller.model
+        inputs = [p for p in (library.path if library else None, model.path if model else None) if p]
         self.export_dialog.prepare(self.comparison, dict(self.controller.catalog.recognizers),
                                    library.action_names if library else {}, self.controller.device,
-                                   self.settings.get("last_dir"))
+                                   self.settings.get("last_dir"), inputs=inputs)
         self.export_dialog.show()  # modeless: playback and the other panels stay usable
         self.export_dialog.raise_()
 
@@ -257,6 +312,8 @@ class MainWindow(QMainWindow):
     def _library_opened(self, library: OpenedLibrary) -> None:
         self.library_panel.set_library(library)
         self.reference_panel.set_enabled(len(library.source) > 1)
+        if library.release:
+            self.docks["privacy"].raise_()  # where a release's risk is explained
         if len(library.source):
             self.library_panel.select_clip(0)
 
@@ -283,6 +340,24 @@ class MainWindow(QMainWindow):
         if not result.catalog.retargeters:
             self.status_label.setText(NO_MODEL_MESSAGE)
             self.docks["model"].raise_()  # where the checkpoint is added
+
+    def _privacy_shown(self, visible: bool) -> None:
+        self.tracks.set_reliance_visible(visible)
+        self.controller.set_privacy_active(visible)
+
+    def _privacy_changed(self) -> None:
+        """Draw the attribution on the view of the clip it explains and as the reliance track."""
+        result = self.privacy.result
+        kind = None if result is None else ViewKind(result.request.view)
+        if result is not None and self.comparison.clips.get(kind) is result.request.clip:
+            a = result.attribution
+            self.views.show_reliance(kind, reliance_colours(a.joints_normalized))
+            self.tracks.show_reliance(a.frames_normalized,
+                                      f"attacker reliance per frame (drop of P({result.target} {result.class_label}))")
+            return
+        self.views.show_reliance(None)
+        title = "computing…" if self.privacy.pending else "attribution failed" if self.privacy.failed else ""
+        self.tracks.show_reliance(None, title)
 
     def _status_changed(self, status: str) -> None:
         self.model_panel.show_status(status, self.comparison.busy)

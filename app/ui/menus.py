@@ -34,6 +34,8 @@ class MenuActions:
     open_file: QAction
     open_folder: QAction
     recent: QMenu
+    open_key: QAction
+    open_audit: QAction
     export: QAction
     add_checkpoint: QAction
     quit: QAction
@@ -74,6 +76,8 @@ def build_menus(window: QMainWindow) -> MenuActions:
     open_file = _action(window, file_menu, "&Open file…", QKeySequence.StandardKey.Open)
     open_folder = _action(window, file_menu, "Open &folder…", "Ctrl+Shift+O")
     recent = file_menu.addMenu("Open &recent")
+    open_key = _action(window, file_menu, "Open release &key…")
+    open_audit = _action(window, file_menu, "Open &audit…")
     file_menu.addSeparator()
     export = _action(window, file_menu, "&Export video…", "Ctrl+E")
     add_checkpoint = _action(window, file_menu, "Add &checkpoint…")
@@ -112,6 +116,6 @@ def build_menus(window: QMainWindow) -> MenuActions:
     help_menu = bar.addMenu("&Help")
     shortcuts_help = _action(window, help_menu, "&Keyboard shortcuts")
     about = _action(window, help_menu, "&About DTMR Studio")
-    return MenuActions(open_file, open_folder, recent, export, add_checkpoint, quit_action, link, presets, reset,
+    return MenuActions(open_file, open_folder, recent, open_key, open_audit, export, add_checkpoint, quit_action, link, presets, reset,
                        feet, play, previous_frame, next_frame, back_ten, forward_ten, first, last, slower, faster,
                        cycle, loop_modes, every_frame, shortcuts_help, about)

@@ -1,27 +1,34 @@
 """The controller: turns selection and model changes into background jobs, and their results into state.
 
 It owns one long-lived `JobThread` per kind of job: opening a library, scanning the model folders,
-retargeting (inference) and recognition; the two model jobs run in child processes (`ProcessJob`),
-which their threads wait on. A newer request of a kind supersedes the running one; a result
+retargeting (inference), recognition and the Privacy panel's attribution; retargeting and recognition
+run in child processes (`ProcessJob`), which their threads wait on. The attribution runs in its thread:
+it runs once per clip and only while the Privacy panel is shown, so it does not need a third child
+process holding its own torch. A newer request of a kind supersedes the running one; a result
 whose request is no longer the latest is dropped. The UI never waits on any of them: panels listen to
 `Selection`, `Comparison` and `PlaybackClock`, which only change here, on the GUI thread.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
+import numpy as np
 from PySide6.QtCore import QObject, Signal
 
 from dtmr.resources import MODELS_DIR, resource_path
 
 from ..core.checkpoints import CheckpointInfo, ModelCatalog
-from ..core.library import OpenedLibrary, open_library
+from ..core.audit_file import AuditInfo
+from ..core.library import OpenedLibrary, OpenRequest, open_library
 from ..core.model_scan import ScanRequest, ScanResult, scan_models
+from ..core.privacy import AttackerFile, AttributionRequest, AttributionResult, PrivacyAttribution, SubjectRecognizer
 from ..core.recognition import Recognition, RecognitionRequest, RecognitionResult
 from ..core.retargeting import NO_MODEL_MESSAGE, RetargetRequest, RetargetResult, Retargeting
 from ..state.comparison import VIEWS, Comparison, ViewKind
 from ..state.playback import PlaybackClock
+from ..state.privacy import PrivacyState
 from ..state.selection import Selection
 from ..state.settings import SettingsModel
 from ..workers.job_thread import JobThread
@@ -33,20 +40,29 @@ MODEL_MODULES = ("dtmr.models.anonymizer", "dtmr.models.recognizers")
 
 
 class StudioController(QObject):
-    """Signals: `library_opened(OpenedLibrary)`, `catalog_changed(ScanResult)`, `message(str)` (status bar),
-    `error(str)` (a failed job, one line)."""
+    """Signals: `library_opened(OpenedLibrary)`, `audit_changed(OpenedLibrary)` (the same library with
+    another audit), `catalog_changed(ScanResult)`, `message(str)` (status bar), `error(str)` (a failed
+    job, one line)."""
 
     library_opened = Signal(object)
+    audit_changed = Signal(object)
     catalog_changed = Signal(object)
     message = Signal(str)
     error = Signal(str)
 
     def __init__(self, selection: Selection, comparison: Comparison, clock: PlaybackClock,
                  settings: SettingsModel, retargeting=None, recognition=None,
-                 models_dir: Path | None = None, parent: QObject | None = None) -> None:
+                 models_dir: Path | None = None, parent: QObject | None = None, attribution=None,
+                 privacy: PrivacyState | None = None) -> None:
         super().__init__(parent)
         self.selection = selection
         self.comparison = comparison
+        self.privacy = privacy if privacy is not None else PrivacyState()
+        #: whether the Privacy panel is shown (the attribution runs only then)
+        self.privacy_active = False
+        #: the clip and the rest of the last attribution request, so an equal one is not sent again
+        self._attribution_clip = None
+        self._attribution_key: tuple | None = None
         self.clock = clock
         self.settings = settings
         self.models_dir = Path(models_dir) if models_dir is not None else resource_path(*MODELS_DIR)
@@ -67,6 +83,7 @@ class StudioController(QObject):
                                    "inference", self),
             "recognition": JobThread(recognition or ProcessJob(Recognition, "recognition", preload=MODEL_MODULES),
                                      "recognition", self),
+            "attribution": JobThread(attribution or PrivacyAttribution(), "attribution", self),
         }
         self._latest: dict[str, int] = {}
         self.threads["library"].job_finished.connect(self._library_finished)
@@ -74,15 +91,34 @@ class StudioController(QObject):
         self.threads["inference"].job_finished.connect(self._inference_finished)
         self.threads["inference"].job_progress.connect(self._inference_progress)
         self.threads["recognition"].job_finished.connect(self._recognition_finished)
+        self.threads["attribution"].job_finished.connect(self._attribution_finished)
+        self.threads["attribution"].job_progress.connect(self._attribution_progress)
         for kind, thread in self.threads.items():
             thread.job_failed.connect(lambda rid, text, k=kind: self._failed(k, rid, text))
         selection.pair_changed.connect(self._pair_changed)
 
     # --- requests from the UI --------------------------------------------------------------------
-    def open_path(self, path: str | Path) -> None:
+    def open_path(self, path: str | Path, key: str | Path | None = None) -> None:
+        """Open a clip source; `key`: the release key to open a release with (else the one beside it)."""
         path = Path(path)
         self.message.emit(f"Opening {path}…")
-        self._submit("library", path)
+        self._submit("library", OpenRequest(path, None if key is None else Path(key)))
+
+    def set_audit(self, audit: AuditInfo) -> None:
+        """Use `audit` (File ▸ Open audit…) for the open library: its risks and its worst attacker."""
+        if self.library is None:
+            return
+        self.library = dataclasses.replace(self.library, audit=audit, audit_error="")
+        known = int((~np.isnan(self.library.risk)).sum())
+        self.audit_changed.emit(self.library)
+        self.message.emit(f"Audit {audit.path}: risk of {known} of {len(self.library.source)} clips")
+        self._show_risk()
+        self.run_attribution()
+
+    def set_privacy_active(self, active: bool) -> None:
+        """The Privacy panel was shown or hidden: compute for the clip on screen, or stop."""
+        self.privacy_active = active
+        self.run_attribution()
 
     def rescan_models(self) -> None:
         files = tuple(Path(p) for p in self.settings.get("user_checkpoints"))
@@ -154,7 +190,9 @@ class StudioController(QObject):
         self.settings.set("last_dir", str(library.path.parent))
         self.selection.set_library(library.source, library.table["subject"])
         self.library_opened.emit(library)
-        self.message.emit(f"Opened {library.path.name}: {len(library.source)} clips")
+        self.message.emit(f"Opened {library.path.name}: {len(library.source)} clips{_release_note(library)}")
+        if library.audit_error:
+            self.error.emit(f"The audit beside the release was not used: {library.audit_error}")
 
     def _scan_finished(self, request_id: int, result: ScanResult) -> None:
         if not self._is_latest("models", request_id):
@@ -169,6 +207,7 @@ class StudioController(QObject):
         self.catalog_changed.emit(result)
         if first_scan or (self.model, self.catalog.full_model(self.model), self.device) != before:
             self.run_inference()
+        self.run_attribution()  # the subject recognizer may have come or gone
 
     def _default_model(self, catalog: ModelCatalog) -> CheckpointInfo | None:
         last = catalog.find(self.settings.get("last_model")) if self.settings.get("last_model") else None
@@ -178,16 +217,19 @@ class StudioController(QObject):
 
     def _pair_changed(self) -> None:
         sel, library = self.selection, self.library
+        self._show_risk()
         if library is None or sel.source_index is None:
             self.comparison.set_source(None, None)
             self.comparison.set_status("No clip selected")
             self.clock.set_length(1, 30.0)
+            self.run_attribution()
             return
         source = library.source.read(sel.source_index)
         reference = None if sel.reference is None else library.source.read(sel.reference.index)
         self.comparison.set_source(source, reference)
         self.clock.set_length(self.comparison.length, self.comparison.fps)
         self._run_recognition()
+        self.run_attribution()
         if reference is None:
             reason = "No reference: the library has no clip of another subject"
             self.comparison.set_unavailable(reason)
@@ -208,6 +250,7 @@ class StudioController(QObject):
         self.clock.set_length(self.comparison.length, self.comparison.fps)
         self.message.emit(result.note)
         self._run_recognition()
+        self.run_attribution()
 
     def _run_recognition(self) -> None:
         recognizers = self.catalog.recognizers
@@ -223,8 +266,100 @@ class StudioController(QObject):
         if self._is_latest("recognition", request_id):
             self.comparison.set_recognition(result)
 
+    # --- privacy: attribution of the released clip ------------------------------------------------
+    def run_attribution(self) -> None:
+        """Explain the released clip on screen with the audit's worst attacker (or the subject recognizer).
+
+        Runs only while the Privacy panel is shown; a request equal to the last one is not repeated, and
+        a newer one supersedes the running one.
+        """
+        privacy = self.privacy
+        if not self.privacy_active:
+            self._stop_attribution()
+            if privacy.result is not None or privacy.pending:
+                privacy.set_message("")
+            return
+        target = self._attribution_target()
+        if isinstance(target, str):
+            self._stop_attribution()
+            privacy.set_message(target)
+            return
+        view, clip = target
+        predictors, note = self._attribution_predictors()
+        if not predictors:
+            self._stop_attribution()
+            privacy.set_message(f"No attacker to explain: {note}. Open an audit with its attacker files "
+                                "(File ▸ Open audit…) or add a subject recognizer (Model panel).")
+            return
+        source = self.comparison.clips[ViewKind.SOURCE]
+        key = (view, predictors, source.subject, self.device)
+        if clip is self._attribution_clip and key == self._attribution_key:
+            return
+        self._attribution_clip, self._attribution_key = clip, key
+        privacy.set_pending(f"Computing which joints and frames {predictors[0].label} relies on…")
+        self._submit("attribution", AttributionRequest(clip, view.value, source.subject, predictors, self.device,
+                                                       note))
+
+    def _stop_attribution(self) -> None:
+        self.threads["attribution"].cancel()
+        self._latest.pop("attribution", None)
+        self._attribution_clip = self._attribution_key = None
+
+    def _attribution_target(self) -> tuple[ViewKind, object] | str:
+        """(view, clip) of the clip as released, or why there is none: a release's own clips are released
+        clips; otherwise the selected model's output is."""
+        c = self.comparison
+        if ViewKind.SOURCE not in c.clips:
+            return "No clip selected."
+        if self.library is not None and self.library.release:
+            return ViewKind.SOURCE, c.clips[ViewKind.SOURCE]
+        if ViewKind.RELEASED in c.clips:
+            return ViewKind.RELEASED, c.clips[ViewKind.RELEASED]
+        return f"No released clip: {c.unavailable}" if c.unavailable else "Waiting for the released clip…"
+
+    def _attribution_predictors(self) -> tuple[tuple, str]:
+        """The predictors to try, best first, and a note on what is missing (\"\" when nothing is)."""
+        audit = None if self.library is None else self.library.audit
+        worst = None if audit is None else audit.worst
+        predictors: list = []
+        note = ""
+        if worst is not None and worst.file is not None and worst.file.is_file():
+            figures = f"{worst.accuracy:.1f} % re-identified, {worst.times_chance:.1f}× chance"
+            predictors.append(AttackerFile(worst.file, f"{worst.label}, the audit's worst attacker ({figures})"))
+        elif audit is None:
+            note = "no audit is open for this library"
+        elif worst is None:
+            note = f"{audit.path} names no worst attacker"
+        elif worst.file is None:
+            note = f"{audit.path} names no saved file for its worst attacker, {worst.label}"
+        else:
+            note = f"the worst attacker's file {worst.file} is missing"
+        recognizer = self.catalog.recognizers.get("subject")
+        if recognizer is not None:
+            label = f"the Studio's subject recognizer ({recognizer.path.name})"
+            predictors.append(SubjectRecognizer(recognizer, label))
+            if note:
+                note += "; the Studio's subject recognizer stands in for the attacker"
+        return tuple(predictors), note
+
+    def _attribution_progress(self, request_id: int, done: int, total: int, message: str) -> None:
+        if self._is_latest("attribution", request_id):
+            self.privacy.set_pending(f"Attribution: {message} ({done}/{total})")
+
+    def _attribution_finished(self, request_id: int, result: AttributionResult) -> None:
+        if self._is_latest("attribution", request_id):
+            self.privacy.set_result(result)
+
+    def _show_risk(self) -> None:
+        library, index = self.library, self.selection.source_index
+        self.privacy.set_risk(np.nan if library is None or index is None else float(library.risk[index]))
+
     def _failed(self, kind: str, request_id: int, text: str) -> None:
         if not self._is_latest(kind, request_id):
+            return
+        if kind == "attribution":  # shown in the Privacy panel; the Studio carries on (the same request
+            # is not tried again until the clip, the attacker or the device changes)
+            self.privacy.set_message(f"Attribution failed: {text}", failed=True)
             return
         if kind == "inference":
             self.comparison.set_status(f"Retargeting failed: {text}")
@@ -238,3 +373,11 @@ class StudioController(QObject):
 
     def _is_latest(self, kind: str, request_id: int) -> bool:
         return self._latest.get(kind) == request_id
+
+
+def _release_note(library: OpenedLibrary) -> str:
+    if not library.release:
+        return ""
+    key = "with its key" if library.key is not None else "without its key (subjects unknown)"
+    audit = f", audit {library.audit.path.parent.name}" if library.audit is not None else ""
+    return f" (a release, {key}{audit})"

@@ -5,7 +5,9 @@ most likely action when the label is unknown); the identity track the probabilit
 subject, which anonymization should push down. Both come from `Recognizer.window_probabilities` (a
 sliding window centred on each frame). The sliding track is the fastest contact joint's horizontal speed
 on each frame, with gaps where no foot touches the ground. A vertical line marks the current frame;
-clicking a track seeks there.
+clicking a track seeks there. The reliance track (shown with the Privacy panel) plots how much the
+attacker relies on each frame of the released clip: the drop of its subject score when the frames around
+it are hidden, over the clip's largest drop (`dtmr.audit.attribution`).
 """
 
 from __future__ import annotations
@@ -20,6 +22,8 @@ from ..state.comparison import VIEWS, Comparison, ViewKind
 
 VIEW_PENS = {ViewKind.SOURCE: (90, 90, 90), ViewKind.RETARGETED: (230, 140, 20), ViewKind.RELEASED: (40, 110, 220)}
 TRACK_HEIGHT = 80
+#: the reliance track's curve, the crimson end of the Privacy panel's colour map
+RELIANCE_PEN = (190, 0, 40)
 #: the sliding track shows at least 0 to this many m/s, so a planted clip reads as flat and low
 SLIDING_RANGE = 0.3
 
@@ -61,9 +65,39 @@ class TracksPanel(QWidget):
             layout.addWidget(plot)
         self.plots["subject"].setXLink(self.plots["action"])
         self.plots["sliding"].setXLink(self.plots["action"])
+        self.reliance_plot = self._reliance_plot()
+        layout.addWidget(self.reliance_plot)
         comparison.clips_changed.connect(self.refresh)
         comparison.recognition_changed.connect(self.refresh)
         self.refresh()
+
+    def _reliance_plot(self) -> pg.PlotWidget:
+        plot = pg.PlotWidget(background="w")
+        plot.setMinimumHeight(TRACK_HEIGHT)
+        plot.setLabel("left", "reliance")
+        plot.showGrid(x=True, y=True, alpha=0.2)
+        plot.setMouseEnabled(x=False, y=False)
+        plot.hideButtons()
+        plot.setYRange(0.0, 1.0, padding=0.05)
+        plot.getAxis("left").setTicks([[(0.0, "0"), (0.5, ".5"), (1.0, "1")]])
+        plot.setXLink(self.plots["action"])
+        self.reliance_curve = plot.plot([], [], pen=pg.mkPen(RELIANCE_PEN, width=2), fillLevel=0.0,
+                                        brush=pg.mkBrush(*RELIANCE_PEN, 60))
+        playhead = pg.InfiniteLine(pos=0, angle=90, pen=pg.mkPen((200, 0, 0), width=1))
+        plot.addItem(playhead)
+        self.playheads.append(playhead)
+        plot.scene().sigMouseClicked.connect(lambda ev, p=plot: self._clicked(p, ev))
+        plot.setVisible(False)
+        return plot
+
+    def show_reliance(self, frames: np.ndarray | None, title: str) -> None:
+        """Plot (T,) per-frame reliance in [0, 1] (None: an empty track), titled `title`."""
+        y = np.zeros(0) if frames is None else np.asarray(frames, dtype=np.float64)
+        self.reliance_curve.setData(np.arange(len(y)), y)
+        self.reliance_plot.setTitle(title, size="8pt")
+
+    def set_reliance_visible(self, visible: bool) -> None:
+        self.reliance_plot.setVisible(visible)
 
     def refresh(self) -> None:
         c = self.comparison

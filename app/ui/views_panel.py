@@ -53,6 +53,8 @@ class ViewsPanel(QWidget):
         self.link = CameraLink([self.views[k] for k in VIEWS])
         self._held: dict[ViewKind, bool] = {}
         self._shown: dict[ViewKind, object] = {}
+        #: the view whose joints show the Privacy panel's reliance colours, if any
+        self.reliance_view: ViewKind | None = None
         self.disposed = False
 
         grid = QGridLayout()
@@ -140,6 +142,8 @@ class ViewsPanel(QWidget):
             if clip is self._shown.get(kind):
                 continue  # e.g. the source when the model's views arrive: keep its camera
             self._shown[kind] = clip
+            if kind is self.reliance_view:
+                self.reliance_view = None  # a new clip drops the colours (`SkeletonView.set_clip`)
             if clip is None:
                 self.views[kind].set_clip(None)
             else:
@@ -181,7 +185,18 @@ class ViewsPanel(QWidget):
                 note = f"{clip.name} · {clip.num_frames} frames · mean foot sliding {sliding:.3f} m/s"
                 if kind is not ViewKind.SOURCE and c.model_note:
                     note += f"\n{c.model_note}"
+                if kind is self.reliance_view:
+                    note += "\nJoint colours: the attacker's reliance (Privacy panel)"
             self.notes[kind].setText(note)
+
+    def show_reliance(self, kind: ViewKind | None, rgba=None) -> None:
+        """Colour the joints of view `kind` with (J, 4) `rgba`; every other view (or all, for None) plain."""
+        if self.disposed:
+            return
+        for view_kind, view in self.views.items():
+            view.set_joint_colours(rgba if view_kind is kind else None)
+        self.reliance_view = kind if rgba is not None else None
+        self.refresh_titles()
 
     # --- cameras and overlays --------------------------------------------------------------------
     def set_linked(self, linked: bool) -> None:

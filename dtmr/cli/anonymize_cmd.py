@@ -1,5 +1,5 @@
-"""`dtmr anonymize INPUT --model CKPT [--references LIB] [--seed S] -o OUT.h5`: a clip file or a whole library,
-resumable (see dtmr/anonymize_library.py)."""
+"""`dtmr anonymize INPUT (--model CKPT | --method raw|noise|naive) -o OUT.h5`: a clip file or a whole library
+into a release and its key `OUT.key.json`, resumable (see dtmr/release/anonymize.py)."""
 
 from __future__ import annotations
 
@@ -8,19 +8,37 @@ import sys
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("anonymize", help="anonymize a clip file or library with a checkpoint (resumable)")
+    p = sub.add_parser("anonymize", help="anonymize a clip file or library into a release and its key (resumable)",
+                       description="Writes the release OUT.h5 (no subject, source name or path, shuffled, opaque "
+                                   "ids R000001...) and its key OUT.key.json (mode 0600: it re-identifies every "
+                                   "clip; keep it, never publish it).")
     p.add_argument("input", help=".skeleton file or folder, .npz data set or .h5 library")
-    p.add_argument("--model", required=True, help="checkpoint (DisentangledTMR, DMR, PMR, ...)")
+    how = p.add_mutually_exclusive_group(required=True)
+    how.add_argument("--model", help="checkpoint (DisentangledTMR, DMR, PMR, ...)")
+    how.add_argument("--method", choices=("raw", "noise", "naive"),
+                     help="a parameter-free method instead of a checkpoint (raw: the clips unchanged)")
     p.add_argument("--references", help="where references are drawn from (default: INPUT itself)")
-    p.add_argument("--seed", type=int, default=0, help="seed of the reference draws")
+    p.add_argument("--seed", type=int, default=0, help="seed of the reference draws (not of the clip order)")
+    p.add_argument("--keep", default="", metavar="view,repetition",
+                   help="identifying columns to leave in the release (default: none)")
+    p.add_argument("--length", default="keep", metavar="keep|N",
+                   help="resample every released clip to N frames (the frame count links a clip to its source); "
+                        "default: keep each clip's own")
+    p.add_argument("--with-provenance", action="store_true",
+                   help="write the internal, un-scrubbed library (source order, names, subjects, provenance), "
+                        "marked as such; never publish it")
+    p.add_argument("--overwrite", action="store_true", help="replace an existing file that is not a library/key")
     p.add_argument("--device", help="cpu or cuda (default: CUDA when available)")
-    p.add_argument("-o", "--output", required=True, help="output .h5 library")
+    p.add_argument("-o", "--output", required=True, help="output .h5 release")
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..anonymize_library import anonymize_source
+    from ..release.anonymize import ReleaseOptions, anonymize_source, parse_keep, parse_length
+    from ..release.key import key_path_for
 
+    options = ReleaseOptions(keep=parse_keep(args.keep), length=parse_length(args.length),
+                             with_provenance=args.with_provenance)
     tty = sys.stderr.isatty()
 
     def progress(done: int, total: int) -> None:
@@ -30,9 +48,12 @@ def run(args: argparse.Namespace) -> int:
             print(f"\ranonymizing [{'#' * filled}{'.' * (width - filled)}] {done}/{total}", end="",
                   file=sys.stderr, flush=True)
 
-    out = anonymize_source(args.input, args.model, args.output, references=args.references, seed=args.seed,
-                           device=args.device, progress=progress)
+    out = anonymize_source(args.input, args.output, model=args.model, method=args.method,
+                           references=args.references, seed=args.seed, device=args.device, options=options,
+                           overwrite=args.overwrite, progress=progress)
     if tty:
         print(file=sys.stderr)
-    print(f"wrote {out}")
+    what = "internal library WITH PROVENANCE (not for publication)" if args.with_provenance else "release"
+    print(f"wrote {what} {out}")
+    print(f"wrote its key {key_path_for(out)} (private: it re-identifies every clip; do not publish it)")
     return 0

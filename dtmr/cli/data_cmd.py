@@ -40,14 +40,24 @@ def register(subparsers) -> None:
     )
     imp.add_argument("paths", nargs="+", metavar="PATH")
     imp.add_argument("-o", "--output", required=True, metavar="OUT.h5")
+    imp.add_argument("--overwrite", action="store_true", help="replace OUT.h5 even if it is not a clip library")
     imp.add_argument("--topology", choices=topology_names(),
                      help="joint set of .npz inputs whose own cannot be told")
     imp.set_defaults(func=run_import)
 
-    exp = actions.add_parser("export", help="write one clip of a library to .skeleton or .npz")
+    exp = actions.add_parser(
+        "export", help="write a library (or one clip of it) to .npz, a PYSKL .pkl or a folder of .skeleton files",
+        description="Without --clip, every clip: OUT.npz, OUT.pkl (PYSKL/MMAction2 annotations) or OUT_folder/ "
+                    "(NTU .skeleton files). A release exports with its opaque ids only. With --clip, one clip "
+                    "to OUT.skeleton or OUT.npz.",
+    )
     exp.add_argument("library", metavar="LIB.h5")
-    exp.add_argument("--clip", required=True, metavar="ID", help="clip index (0-based) or sample name")
-    exp.add_argument("-o", "--output", required=True, metavar="OUT.skeleton|OUT.npz")
+    exp.add_argument("--clip", metavar="ID", help="export only this clip: index (0-based) or sample name")
+    exp.add_argument("--split", metavar="NAME", help="(.pkl) the PYSKL splits NAME_train / NAME_val from this "
+                     "named split (dtmr.data.splits); default: one split 'all'")
+    exp.add_argument("-o", "--output", required=True, metavar="OUT.npz|OUT.pkl|OUT_folder/|OUT.skeleton")
+    exp.add_argument("--overwrite", action="store_true",
+                     help="replace the output even if it is a file of another kind")
     exp.set_defaults(func=run_export)
 
     synth = actions.add_parser("synth", help="write a library of synthetic ntu25 clips")
@@ -207,6 +217,9 @@ def _common_action_names(inputs: list[_Input]) -> list[str] | None:
 def run_import(args) -> int:
     from ..io.library import ClipLibrary
     from ..io.ntu_skeleton import read_ntu_clip
+    from ..io.outputs import check_output
+
+    check_output(args.output, kind="clip-library", inputs=args.paths, overwrite=args.overwrite)
 
     inputs: list[_Input] = []
     progress = _Progress(f"importing into {args.output}")
@@ -252,14 +265,35 @@ def _clip_index(source, clip_id: str) -> int:
     return index % len(source)
 
 
+def run_library_export(args) -> int:
+    from ..release.export import export_library
+
+    result = export_library(args.library, args.output, split=args.split, overwrite=args.overwrite)
+    what = {"npz": ".npz data set", "pyskl": "PYSKL annotation pickle", "skeleton": ".skeleton files"}[result.format]
+    splits = "; splits " + ", ".join(f"{k} ({n})" for k, n in result.splits.items()) if result.splits else ""
+    ids = ", release ids only" if result.release else ""
+    print(f"wrote {args.output}: {result.clips} clips as {what}{ids}{splits}")
+    if result.provenance_included:
+        print(f"dtmr: warning: {args.library} was built with --with-provenance: the export identifies subjects "
+              "and sources; do not publish it", file=sys.stderr)
+    return 0
+
+
 def run_export(args) -> int:
+    if args.clip is None:
+        return run_library_export(args)
+    if args.split is not None:
+        raise DtmrError("--split applies to whole-library exports (without --clip)")
     from ..io.npz_dataset import write_npz_dataset
     from ..io.ntu_skeleton import write_skeleton_file
+    from ..io.outputs import check_output
     from ..io.sources import open_clip_source
 
     suffix = Path(args.output).suffix.lower()
     if suffix not in (".skeleton", ".npz"):
         raise InputError(args.output, "unknown export format: name the output .skeleton or .npz")
+    check_output(args.output, kind="skeleton" if suffix == ".skeleton" else "npz", inputs=[args.library],
+                 overwrite=args.overwrite)
     with closing(open_clip_source(args.library)) as source:
         index = _clip_index(source, args.clip)
         clip = source.read(index)

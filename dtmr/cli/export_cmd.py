@@ -49,6 +49,7 @@ def register(subparsers) -> None:
         "whose subject differs",
     )
     parser.add_argument("-o", "--output", required=True, metavar="OUT", help="output file, .mp4 or .gif")
+    parser.add_argument("--overwrite", action="store_true", help="replace OUT even if it is not a video")
     parser.add_argument("--size", type=_size, metavar="WxH", help="whole frame size (default 640x480 per panel)")
     parser.add_argument("--fps", type=_positive_float, metavar="N", help="frames per second (default: the clip's)")
     parser.add_argument("--frames", metavar="A:B", help="comparison frames A (inclusive) to B (exclusive), as a slice")
@@ -143,14 +144,20 @@ def _progress_printer():
 
 
 def run(args) -> int:
+    from ..io.outputs import check_output
     from ..io.sources import action_name_map, open_clip_source
     from ..models.anonymizer import Anonymizer
     from ..render import FORMATS, build_comparison, comparison_length, export_video
     from ..render.comparison import action_names_of
+    from ..render.limits import check_frame_size
 
     output = Path(args.output)
     if output.suffix.lower() not in FORMATS:
         raise InputError(output, f"unsupported video format {output.suffix or '(none)'!r}: use .gif or .mp4")
+    if args.size is not None:
+        check_frame_size(args.size)
+    inputs = [args.source, args.model] + ([_split_reference(args.reference)[0]] if args.reference else [])
+    check_output(output, kind="video", inputs=inputs, overwrite=args.overwrite)
     source = open_clip_source(args.source)
     try:
         index = resolve_clip(source, args.clip)

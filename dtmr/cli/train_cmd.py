@@ -15,6 +15,10 @@ import sys
 from pathlib import Path
 
 EVENTS_FILE = "events.jsonl"
+#: bounds of the sizes a user gives (issue 23): the paper trains with 32 quadruplets a step and at most 50k an
+#: epoch; an epoch's quadruplet indices alone take 32 bytes each, a step's clips 4 x 64 frames x J x 3 floats
+MAX_BATCH = 4096
+MAX_QUADRUPLETS = 1_000_000
 
 
 def _ints(text: str) -> tuple[int, ...]:
@@ -25,6 +29,19 @@ def _ints(text: str) -> tuple[int, ...]:
     if any(v < 0 for v in values):
         raise argparse.ArgumentTypeError("epochs cannot be negative")
     return values
+
+
+def _bounded_int(maximum: int):
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+        if not 1 <= value <= maximum:
+            raise argparse.ArgumentTypeError(f"must be 1 to {maximum:,}, got {value:,}")
+        return value
+
+    return parse
 
 
 def _model_option(text: str) -> tuple[str, object]:
@@ -50,11 +67,14 @@ def _loss_weight(text: str) -> tuple[str, float]:
 def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--data", required=True, help="an .h5 library, .npz data set, .skeleton file or folder")
     p.add_argument("--split", required=True, help="named split (nwucla, uiprmd, ntu_cv, ntu_cs, synthetic)")
-    p.add_argument("--batch", type=int, help="batch size (DisentangledTMR: quadruplets per step)")
+    p.add_argument("--batch", type=_bounded_int(MAX_BATCH),
+                   help=f"batch size (DisentangledTMR: quadruplets per step), at most {MAX_BATCH}")
     p.add_argument("--lr", type=float, help="base learning rate")
     p.add_argument("--device", help="cpu, cuda or cuda:N (default: CUDA when available)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--resume", action="store_true", help="continue the run in --out from its last epoch")
+    p.add_argument("--overwrite", action="store_true",
+                   help="train into --out even if it holds files that are not a training run's")
     p.add_argument("--events", choices=["-"], help="'-': write progress events to stdout as JSON lines")
 
 
@@ -66,7 +86,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--preset", choices=["small", "paper"], default="small")
     p.add_argument("--beta", type=float, default=0.2, help="partial-retargeting ratio, fixed for the model")
     p.add_argument("--epochs", type=_ints, help="epochs per stage, e.g. 20,15,20 (PMR: 6 stages, DMR: 4)")
-    p.add_argument("--quadruplets", type=int, help="quadruplets per epoch (default: 2x the training clips, <= 50k)")
+    p.add_argument("--quadruplets", type=_bounded_int(MAX_QUADRUPLETS),
+                   help=f"quadruplets per epoch (default: 2x the training clips, <= 50k; at most {MAX_QUADRUPLETS:,})")
     p.add_argument("--topology", help="train on this joint set (ntu25 maps other sets to it)")
     p.add_argument("--model-option", type=_model_option, action="append", default=[], metavar="KEY=VALUE",
                    help="override a DTMRConfig field of the preset, e.g. decoder_layers=2 (JSON values)")
@@ -145,10 +166,18 @@ def _leave_without_teardown() -> None:
     os._exit(0)
 
 
+def _check_out(args: argparse.Namespace) -> None:
+    """Before any work: --out is a new or empty folder or a training run's, and holds none of the data."""
+    from ..io.outputs import check_output
+
+    check_output(args.out, kind="training-run", folder=True, inputs=[args.data], overwrite=args.overwrite)
+
+
 def run_train(args: argparse.Namespace) -> int:
     from ..errors import DtmrError
     from ..train.data import load_training_data
 
+    _check_out(args)
     with _training_session(args) as (ctx, events):
         data = load_training_data(args.data, args.split, args.topology)
         if args.method == "dtmr":
@@ -182,6 +211,7 @@ def run_train_recognizer(args: argparse.Namespace) -> int:
     from ..train.data import load_training_data
     from ..train.recognizer_trainer import DEFAULT_BATCH, DEFAULT_EPOCHS, DEFAULT_LR, train_recognizer
 
+    _check_out(args)
     with _training_session(args) as (ctx, events):
         data = load_training_data(args.data, args.split)
         labels = data.subject_labels if args.task == "subject" else data.action_labels

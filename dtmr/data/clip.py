@@ -31,7 +31,8 @@ class Clip:
     extra: dict[str, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        joints = np.asarray(self.joints, dtype=np.float32)
+        with np.errstate(over="ignore"):  # a value beyond float32 becomes inf: refused below, one message
+            joints = np.asarray(self.joints, dtype=np.float32)
         topo = get_topology(self.topology)
         self.topology = topo.name
         if joints.ndim != 3 or joints.shape[2] != 3:
@@ -41,7 +42,7 @@ class Clip:
         if joints.shape[1] != topo.num_joints:
             raise ValueError(f"topology {topo.name} has {topo.num_joints} joints, clip has {joints.shape[1]}")
         if np.isinf(joints).any():
-            raise ValueError("clip has infinite coordinates")
+            raise ValueError("clip has infinite coordinates (or ones too large for float32)")
         if not (self.fps > 0 and np.isfinite(self.fps)):
             raise ValueError(f"fps must be positive, got {self.fps}")
         self.joints = joints

@@ -13,7 +13,10 @@ everything is measured on the anonymized **test** split. For every method and se
    on the anonymized test clips (for `raw` these are the evaluators themselves). SGN training is the cost
    of the whole protocol on a CPU, so by default the two models are trained once per method, on the train
    clips anonymized with the first seed's references, and tested on every seed's test clips;
-   `retrain_per_seed` trains them again for every seed;
+   `retrain_per_seed` trains them again for every seed. `ri_adaptive_worst` is the worst case of
+   `dtmr audit`'s adaptive suite: the largest of that SGN's, a temporal-conv network's and a bone-length
+   regression's re-ID, each trained on the same anonymized train clips (the raw train clips for `raw`) for
+   `retrain_epochs`; the SGN column stays for the papers' protocol;
 4. linkage attack: the nearest raw test clip of each anonymized clip, by the subject evaluator's clip
    embedding, should not be its source (chance = 1/#test clips);
 5. geometry over all frames (`geometry.py`), against the paired target where the data set has one.
@@ -45,7 +48,10 @@ from .methods import EvalMethod
 from .metrics import summarize
 from .references import draw_references, paired_targets
 
-ACCURACY_KEYS = ("ar_top1", "ar_top5", "ri_top1", "ri_top5", "ar_retrained_top1", "ri_adaptive_top1", "linkage")
+ACCURACY_KEYS = ("ar_top1", "ar_top5", "ri_top1", "ri_top5", "ar_retrained_top1", "ri_adaptive_top1",
+                 "ri_adaptive_worst", "linkage")
+#: the audit's attackers (dtmr/audit) besides SGN whose adaptive forms give `ri_adaptive_worst`
+WORST_CASE_ATTACKERS = ("tcn", "bone-lengths")
 
 
 @dataclass
@@ -81,6 +87,7 @@ def ensure_evaluators(data: TrainingData, folder: Path, epochs: int, log: Callab
                       device: str | torch.device = "cpu"):
     """The raw-trained action and subject evaluators in `folder` (trained and saved there when missing),
     on `device`."""
+    from ..errors import DtmrError
     from ..models.recognizers import Recognizer
     from ..train.recognizer_trainer import train_recognizer
 
@@ -89,8 +96,11 @@ def ensure_evaluators(data: TrainingData, folder: Path, epochs: int, log: Callab
         path = folder / f"{task}.pt"
         if path.is_file():
             recognizer = Recognizer.from_checkpoint(path, device=device)
-            if recognizer.labels != [int(x) for x in labels] or recognizer.topology.name != data.topology:
-                raise ValueError(f"{path}: recognizer classes or topology do not match {data.path} ({data.split})")
+            mismatch = _evaluator_mismatch(recognizer, task, [int(x) for x in labels], data.topology)
+            if mismatch:
+                raise DtmrError(f"{path}: this {task} recognizer does not match {data.path} ({data.split} split): "
+                                f"{mismatch}; give --recognizers a folder trained on this data, or leave it out "
+                                "to train them")
             log(f"using the {task} evaluator {path}")
         else:
             log(f"training the {task} evaluator on the raw train split ({epochs} epochs) -> {path}")
@@ -102,6 +112,28 @@ def ensure_evaluators(data: TrainingData, folder: Path, epochs: int, log: Callab
             recognizer.training_epochs = epochs
         out[task] = recognizer
     return out["action"], out["subject"]
+
+
+def _evaluator_mismatch(recognizer, task: str, labels: list[int], topology: str) -> str | None:
+    """What differs between a saved evaluator and the data (one phrase), None when it fits."""
+    if recognizer.topology.name != topology:
+        return f"it reads {recognizer.topology.name} skeletons, the data is {topology}"
+    if recognizer.labels == labels:
+        return None
+    known, wanted = set(recognizer.labels), set(labels)
+
+    def some(values: set[int]) -> str:
+        listed = sorted(values)
+        return ", ".join(map(str, listed[:5])) + (f" and {len(listed) - 5} more" if len(listed) > 5 else "")
+
+    detail = [f"it knows {len(known)} {task}s, the data has {len(wanted)}"]
+    if wanted - known:
+        detail.append(f"the data's {some(wanted - known)} unknown to it")
+    if known - wanted:
+        detail.append(f"its {some(known - wanted)} not in the data")
+    if known == wanted:
+        detail.append("in another class order")
+    return "; ".join(detail)
 
 
 def _context(device: str | torch.device):
@@ -123,6 +155,29 @@ def _retrained(task: str, data: TrainingData, clips: Sequence[Clip], labels: Seq
                                 epochs=epochs, seed=seed)
 
 
+def _adaptive_suite(train_out: Sequence[Clip], subjects: Sequence[int], seed: int, epochs: int,
+                    device: str | torch.device) -> list:
+    """The audit's other attackers trained on the anonymized train clips (`dtmr audit`'s adaptive form).
+
+    Torch's global generator is restored afterwards, so the rows of methods evaluated later are what they
+    were before these attackers joined the protocol."""
+    from ..audit.attackers import make_attacker
+
+    out = []
+    devices = [torch.device(device)] if torch.device(device).type == "cuda" else []
+    with torch.random.fork_rng(devices=devices):
+        for name in WORST_CASE_ATTACKERS:
+            attacker = make_attacker(name, epochs, device)
+            attacker.fit(list(train_out), list(subjects), seed)
+            out.append(attacker)
+    return out
+
+
+def _top1(attacker, clips: Sequence[Clip], labels: Sequence[int]) -> float:
+    predicted = np.asarray(attacker.classes)[np.argmax(attacker.predict_proba(list(clips)), axis=1)]
+    return float(100.0 * np.mean(predicted == np.asarray(labels)))
+
+
 def evaluate_method(method: EvalMethod, data: TrainingData, draws: Sequence[SeedDraw], evaluators,
                     settings: EvalSettings, log: Callable[[str], None], raw_embeddings: dict[int, np.ndarray],
                     device: str | torch.device = "cpu") -> dict:
@@ -137,6 +192,7 @@ def evaluate_method(method: EvalMethod, data: TrainingData, draws: Sequence[Seed
     source_subjects = [c.subject for c in test]
     per_seed = []
     retrained = None
+    suite = None  # the audit's other adaptive attackers (WORST_CASE_ATTACKERS), trained like `retrained`
     for draw in draws:
         started = time.monotonic()
         references = [test[i] for i in draw.test_refs]
@@ -147,6 +203,7 @@ def evaluate_method(method: EvalMethod, data: TrainingData, draws: Sequence[Seed
         v["ri_top1"], v["ri_top5"] = accuracy_of_probabilities(
             subject_eval, subject_eval.probabilities_from_embedding(embedding), source_subjects)
         if settings.retrain:
+            train_out = None
             if method.method == "raw":
                 v["ar_retrained_top1"], v["ri_adaptive_top1"] = v["ar_top1"], v["ri_top1"]
             else:
@@ -160,6 +217,14 @@ def evaluate_method(method: EvalMethod, data: TrainingData, draws: Sequence[Seed
                     )
                 v["ar_retrained_top1"] = recognition_accuracy(retrained[0], anonymized, source_actions, draw.seed)[0]
                 v["ri_adaptive_top1"] = recognition_accuracy(retrained[1], anonymized, source_subjects, draw.seed)[0]
+            if suite is None or settings.retrain_per_seed:
+                if train_out is None:
+                    train_out = train if method.method == "raw" else \
+                        method.anonymize(train, [train[i] for i in draw.train_refs], draw.seed)
+                suite = _adaptive_suite(train_out, [c.subject for c in train], draw.seed, settings.retrain_epochs,
+                                        device)
+            v["ri_adaptive_worst"] = max([v["ri_adaptive_top1"], *(_top1(a, anonymized, source_subjects)
+                                                                  for a in suite)])
         v["linkage"] = nearest_is_source(embedding, raw_embeddings[draw.seed])
         targets = [test[t] if t >= 0 else None for t in draw.targets]
         v.update(geometry_metrics(anonymized, test, references, targets))

@@ -15,7 +15,8 @@ from ..io.atomic import atomic_write
 COLUMNS = (
     ("ar_top1", "AR top-1 ↑", 1), ("ar_top5", "AR top-5 ↑", 1), ("ri_top1", "RI top-1 ↓", 1),
     ("ri_top5", "RI top-5 ↓", 1), ("ar_retrained_top1", "AR retrained ↑", 1),
-    ("ri_adaptive_top1", "RI adaptive ↓", 1), ("linkage", "linkage ↓", 1), ("mse", "MSE", 4),
+    ("ri_adaptive_top1", "RI adaptive ↓", 1), ("ri_adaptive_worst", "RI adaptive worst ↓", 1),
+    ("linkage", "linkage ↓", 1), ("mse", "MSE", 4),
     ("mpjpe", "MPJPE (m)", 3), ("bone_error", "bone err (m)", 3), ("velocity_error", "vel err (m/f)", 4),
     ("smoothness", "smooth (m/f²)", 4), ("foot_sliding", "foot slide (m/s)", 3),
 )

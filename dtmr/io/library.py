@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import itertools
 import json
+import math
 import shutil
 import zlib
 from collections.abc import Iterable, Iterator, Sequence
@@ -38,6 +39,8 @@ JOINTS_CRC = "joints_crc32"
 #: clips or frames buffered in memory before they are written
 _BATCH_CLIPS = 4096
 _BATCH_FRAMES = 1 << 17
+#: the largest chunk a library may declare: HDF5 decompresses a whole chunk to read any of it (ours: 38 kB)
+_MAX_CHUNK_BYTES = 1 << 24
 #: attribute holding a dataset's CRC-32 (of its raw numbers, or of its strings joined by NUL)
 _CHECKSUM = "crc32"
 #: what h5py raises on damaged files (a damaged shape can ask for petabytes; a damaged header can turn a
@@ -91,24 +94,37 @@ class ClipLibrary:
             self.topology = get_topology(name).name
         except KeyError:
             raise InputError(self.path, f"unknown topology {name!r}") from None
+        _check_links(f, ("joints_flat", "offsets", "clips", "action_names"), self.path)
+        _check_links(f["clips"], (*COLUMNS, JOINTS_CRC), self.path)
         joints = f["joints_flat"]
         shape = (get_topology(self.topology).num_joints, 3)
         if joints.ndim != 3 or joints.shape[1:] != shape or joints.dtype.kind != "f":
             raise InputError(
                 self.path, f"'joints_flat' must be (F, {shape[0]}, 3) floats, got {joints.dtype} {joints.shape}"
             )
-        if f["offsets"].size * 8 > Path(self.path).stat().st_size:  # stored uncompressed, so it must fit
-            raise InputError(self.path, f"'offsets' declares {f['offsets'].size} rows, more than the file holds")
+        datasets = [joints, f["offsets"], *(f["clips"][column] for column in (*COLUMNS, JOINTS_CRC))]
+        if "action_names" in f:
+            datasets.append(f["action_names"])
+        for ds in datasets:  # before anything is read: a declared shape is only what the header says
+            _check_storage(ds, self.path)
         offsets = _read_checked(f["offsets"], self.path)
         if offsets.ndim != 1 or offsets.dtype.kind not in "iu" or len(offsets) < 1:
             raise InputError(self.path, "'offsets' must be a 1-D integer array")
+        if offsets.dtype == np.uint64 and offsets.max() > np.iinfo(np.int64).max:
+            raise InputError(self.path, f"'offsets' must increase from 0 to {joints.shape[0]}")
+        offsets = offsets.astype(np.int64)
         if offsets[0] != 0 or offsets[-1] != joints.shape[0] or (np.diff(offsets) <= 0).any():
             raise InputError(self.path, f"'offsets' must increase from 0 to {joints.shape[0]}")
-        self._offsets = offsets.astype(np.int64)
+        self._offsets = offsets
         self._joints = joints
         for column in (*COLUMNS, JOINTS_CRC):
-            if f["clips"][column].shape != (len(self),):
+            ds = f["clips"][column]
+            if ds.shape != (len(self),):
                 raise InputError(self.path, f"column 'clips/{column}' does not have {len(self)} rows")
+            text = h5py.check_string_dtype(ds.dtype) is not None
+            if text != (column in TEXT_COLUMNS) or not text and ds.dtype.kind not in ("f" if column == "fps" else "iu"):
+                wanted = "text" if column in TEXT_COLUMNS else "floats" if column == "fps" else "integers"
+                raise InputError(self.path, f"column 'clips/{column}' must hold {wanted}, not {ds.dtype}")
 
     def close(self) -> None:
         if self._file is not None:
@@ -220,7 +236,9 @@ class ClipLibrary:
 
     def _check_joints(self, joints: np.ndarray, i: int) -> None:
         """fletcher32 catches a damaged chunk, this a chunk lost from the index (it would read as zeros)."""
-        if zlib.crc32(np.ascontiguousarray(joints, dtype=np.float32)) != self._column(JOINTS_CRC)[i]:
+        with np.errstate(over="ignore"):  # float64 beyond float32: inf here, refused by Clip with one message
+            joints = np.ascontiguousarray(joints, dtype=np.float32)
+        if zlib.crc32(joints) != self._column(JOINTS_CRC)[i]:
             raise InputError(self.path, f"the joints of clip {i} fail their checksum (the file is damaged)")
 
     def read_many(self, indices: Iterable[int]) -> list[Clip]:
@@ -393,6 +411,47 @@ def _checksum(values: np.ndarray) -> int:
     if values.dtype.kind == "O":
         return zlib.crc32("\0".join(values.tolist()).encode("utf-8"))
     return zlib.crc32(np.ascontiguousarray(values).tobytes())
+
+
+def _check_links(group: h5py.Group, names: Iterable[str], path: str) -> None:
+    """Refuse links among `names`: a library never writes any, and an external (or soft) link would make
+    it read another file (or another of its own objects) as this one."""
+    for name in names:
+        link = group.get(name, getlink=True)
+        if isinstance(link, h5py.ExternalLink):
+            raise InputError(path, f"'{group.name.rstrip('/')}/{name}' links to another file ({link.filename}); "
+                                   "a library must hold its own data")
+        if link is not None and not isinstance(link, h5py.HardLink):
+            raise InputError(path, f"'{group.name.rstrip('/')}/{name}' is a link; a library holds no links")
+
+
+def _check_storage(ds: h5py.Dataset, path: str) -> None:
+    """Refuse a dataset that reads outside the file, or declares a shape its stored data cannot fill.
+
+    Reading allocates the declared shape, and a damaged or crafted header can declare any. Contiguous data must
+    be allocated in full; chunked data must have a stored chunk for every chunk of its extent, each at most
+    `_MAX_CHUNK_BYTES` decompressed, so what a read allocates is bounded by what the file holds (a gzip chunk
+    by deflate's own limit of about 1000:1). Virtual datasets and external raw storage (other files) are refused.
+    """
+    plist = ds.id.get_create_plist()
+    if ds.is_virtual:
+        raise InputError(path, f"'{ds.name}' is a virtual dataset (it reads other files); a library must hold "
+                               "its own data")
+    if plist.get_external_count():
+        raise InputError(path, f"'{ds.name}' keeps its data in external files; a library must hold its own data")
+    itemsize = ds.id.get_type().get_size()
+    layout = plist.get_layout()
+    if layout == h5py.h5d.CHUNKED:
+        if math.prod(ds.chunks) * itemsize > _MAX_CHUNK_BYTES:
+            raise InputError(path, f"'{ds.name}' declares chunks of {math.prod(ds.chunks) * itemsize} bytes, "
+                                   f"more than {_MAX_CHUNK_BYTES}")
+        needed = math.prod(-(-n // c) for n, c in zip(ds.shape, ds.chunks))
+        stored = ds.id.get_num_chunks() if needed else 0
+        if stored < needed:
+            raise InputError(path, f"'{ds.name}' declares shape {ds.shape} ({needed} chunks) but the file stores "
+                                   f"{stored} of its chunks")
+    elif layout == h5py.h5d.CONTIGUOUS and ds.id.get_storage_size() < ds.size * itemsize:
+        raise InputError(path, f"'{ds.name}' declares shape {ds.shape}, more than the file stores for it")
 
 
 def _read_checked(ds: h5py.Dataset, path: str) -> np.ndarray:

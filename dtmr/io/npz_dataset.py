@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import math
 import struct
+import tokenize
 import zipfile
 import zlib
 from dataclasses import dataclass
@@ -40,6 +41,13 @@ _READ_ERRORS = (
     OSError, ValueError, EOFError, KeyError, IndexError, RuntimeError, NotImplementedError, MemoryError,
     struct.error, zipfile.BadZipFile, zlib.error,
 )
+#: what NumPy raises on a garbage `.npy` header: it parses the header as a Python literal, retrying with a
+#: tokenizer for files written by Python 2
+_HEADER_ERRORS = (ValueError, SyntaxError, tokenize.TokenError, RecursionError)
+#: what every `.npy` file starts with (a single array, not an archive of a data set)
+_NPY_MAGIC = b"\x93NUMPY"
+#: `.npy` format versions whose header layout `_check_member` knows (what NumPy writes for plain arrays)
+_NPY_VERSIONS = {(1, 0): np.lib.format.read_array_header_1_0, (2, 0): np.lib.format.read_array_header_2_0}
 
 
 @dataclass(eq=False)
@@ -54,6 +62,9 @@ def read_npz_dataset(path: str | Path, topology: str | None = None) -> NpzDatase
     """Every clip of an `.npz` data set; malformed or corrupted files raise InputError naming the file."""
     path = str(path)
     try:
+        with open(path, "rb") as fh:
+            if fh.read(len(_NPY_MAGIC)) == _NPY_MAGIC:  # refused before NumPy reads (and allocates) the array
+                raise InputError(path, "a single .npy array, not an .npz archive of a data set")
         archive = np.load(path, allow_pickle=False)
     except FileNotFoundError:
         raise
@@ -69,8 +80,10 @@ def read_npz_dataset(path: str | Path, topology: str | None = None) -> NpzDatase
 class _ArchiveReader:
     """Reads (once) members of an open .npz, turning format and decompression errors into InputError.
 
-    The header of each member is checked against the member's stored size before anything is allocated,
-    so a corrupted header that declares a huge shape is an error, not a memory exhaustion.
+    The header of each member is checked against the member's stored (uncompressed) size before anything is
+    read: header plus declared array must be exactly the member's length. A header declaring a huge shape is
+    then an error, not a memory exhaustion, and a damaged header length (which would shift every number by
+    the difference) is an error, not wrong joints.
     """
 
     def __init__(self, archive, path: str):
@@ -85,22 +98,33 @@ class _ArchiveReader:
     def get(self, name: str) -> np.ndarray:
         if name not in self.cache:
             try:
-                self._check_declared_size(name)
+                self._check_member(name)
                 self.cache[name] = self.archive[name]
             except _READ_ERRORS as exc:
                 raise InputError(self.path, f"array {name!r} is unreadable ({_one_line(exc)})") from None
         return self.cache[name]
 
-    def _check_declared_size(self, name: str) -> None:
+    def _check_member(self, name: str) -> None:
         info = self.archive.zip.getinfo(f"{name}.npy")
         with self.archive.zip.open(info) as fh:
-            fmt = np.lib.format
-            version = fmt.read_magic(fh)
-            read_header = fmt.read_array_header_1_0 if version == (1, 0) else fmt.read_array_header_2_0
-            shape, _, dtype = read_header(fh)
+            version = np.lib.format.read_magic(fh)
+            if version not in _NPY_VERSIONS:
+                raise ValueError(f"unsupported .npy format version {version[0]}.{version[1]}")
+            try:
+                shape, _, dtype = _NPY_VERSIONS[version](fh)
+            except _HEADER_ERRORS as exc:
+                # NumPy's message may quote the whole (binary) header: keep the part before the quote
+                reason = _one_line(exc).split(": ")[0][:80] if isinstance(exc, ValueError) else type(exc).__name__
+                raise ValueError(f"its .npy header cannot be parsed ({reason})") from None
+            header_end = fh.tell()
+        if dtype.hasobject:
+            raise ValueError("it holds Python objects, which are never unpickled")
+        if any(n < 0 for n in shape):
+            raise ValueError(f"its header declares a negative shape {shape}")
         declared = math.prod(shape) * dtype.itemsize
-        if declared > info.file_size:
-            raise ValueError(f"its header declares {declared} bytes but the archive holds {info.file_size}")
+        if header_end + declared != info.file_size:
+            raise ValueError(f"its header declares {declared} bytes of data after a {header_end}-byte header, "
+                             f"but the member holds {info.file_size} bytes")
 
 
 def _one_line(exc: BaseException) -> str:
@@ -183,6 +207,8 @@ def _label_column(arrays: _ArchiveReader, name: str, count: int, path: str) -> n
     values = arrays.get(name)
     if values.shape != (count,) or values.dtype.kind not in "iu":
         raise InputError(path, f"'{name}' must be {count} integers, got {values.dtype} {values.shape}")
+    if values.dtype == np.uint64 and (values > np.iinfo(np.int64).max).any():  # would wrap to "unknown"
+        raise InputError(path, f"'{name}' holds a value too large for a label ({int(values.max())})")
     return values.astype(np.int64)
 
 

@@ -28,7 +28,7 @@ import torch
 from torch import nn
 
 from ..data.clip import Clip
-from ..errors import InputError
+from ..errors import DtmrError, InputError
 from ..skeleton import NTU25, Normalization, Topology, normalize, to_ntu25
 from .baselines.naive import naive_retarget
 from .checkpoint import build_model_from_checkpoint, load_checkpoint
@@ -151,7 +151,11 @@ class Anonymizer:
             filled = fill_missing_joints(joints, self.topology)
         except ValueError as exc:
             raise InputError(clip.source_file, f"{role} clip {clip.name!r}: {exc}") from None
-        return normalize(filled, self.topology)
+        with np.errstate(over="ignore", invalid="ignore"):  # refused below, with one message
+            joints, transform = normalize(filled, self.topology)
+        if not np.isfinite(joints).all():
+            raise InputError(clip.source_file, f"{role} clip {clip.name!r}: coordinates too large to normalize")
+        return joints, transform
 
     def _run_batch(self, clips: Sequence[Clip], references: Sequence[Clip]) -> list[tuple[Clip, Clip]]:
         sources = [self._model_joints(c, "source") for c in clips]
@@ -163,6 +167,7 @@ class Anonymizer:
             full = self.model.retarget(torch.from_numpy(np.stack(src)).to(self.device, dtype),
                                        torch.from_numpy(np.stack(ref)).to(self.device, dtype))
         full = full.float().cpu().numpy()
+        self._check_finite(full, clips)
         pairs = []
         for i, (clip, reference) in enumerate(zip(clips, references)):
             retargeted = transforms[i].invert(full[i])
@@ -174,6 +179,18 @@ class Anonymizer:
             pairs.append((self._output(clip, reference, retargeted, "retargeted"),
                           self._output(clip, reference, released, "released")))
         return pairs
+
+    def _check_finite(self, full: np.ndarray, clips: Sequence[Clip]) -> None:
+        """The model's inputs are finite (missing joints filled), so must be its output D: a NaN or an
+        infinity there comes from the model (weights that diverged, or inputs so far from its training data
+        that it overflows) and would be released as NaN clips. The NaNs of a released clip are only the
+        source's missing joints, which the β blend keeps."""
+        bad = ~np.isfinite(full).reshape(len(full), -1).all(axis=1)
+        if bad.any():
+            first = clips[int(np.argmax(bad))]
+            raise DtmrError(f"{self.source or 'the in-memory model'}: the {self.method} model's output is not finite "
+                            f"(NaN or infinite) for {int(bad.sum())} of {len(full)} clips, first {first.name!r}: "
+                            "its weights are unusable, or these clips are far outside what it was trained on")
 
     def _output(self, clip: Clip, reference: Clip, joints: np.ndarray, kind: str) -> Clip:
         extra = dict(clip.extra)

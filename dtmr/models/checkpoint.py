@@ -186,9 +186,11 @@ def build_model_from_checkpoint(checkpoint: dict, *, source: str | Path | None =
     builder = _builder(method)
     if builder is None:
         raise CheckpointError(source, f"unknown method {method!r} (known: {', '.join(sorted(_BUILDERS))})")
+    check_weights_finite(checkpoint["state_dict"], source)
+    _check_config_sizes(checkpoint, source)
     try:
         model = builder(checkpoint)
-    except (TypeError, ValueError, KeyError) as exc:
+    except (TypeError, ValueError, KeyError, OverflowError) as exc:
         raise CheckpointError(source, f"invalid {method} configuration: {exc}") from None
     if model.topology.name != checkpoint["topology"]:
         raise CheckpointError(source, f"config topology {model.topology.name} differs from the checkpoint's "
@@ -199,3 +201,45 @@ def build_model_from_checkpoint(checkpoint: dict, *, source: str | Path | None =
         first = str(exc).splitlines()[1:2] or [str(exc)]
         raise CheckpointError(source, f"weights do not fit the {method} model: {first[0].strip()}") from None
     return model.eval()
+
+
+def check_weights_finite(state_dict: dict[str, torch.Tensor], source: str | Path | None = None) -> None:
+    """CheckpointError naming the first floating-point tensor that holds a NaN or an infinity.
+
+    A model with such weights runs, and returns NaN (or garbage) for every clip: it must not load."""
+    for name, tensor in state_dict.items():
+        if tensor.is_floating_point() or tensor.is_complex():
+            if not bool(torch.isfinite(tensor).all()):
+                raise CheckpointError(source, f"weight {name!r} holds NaN or infinite values; the checkpoint is "
+                                              "damaged or its training diverged")
+
+
+def _config_ints(value, where: str):
+    """(where, int) for every integer in a config, lists included; keys naming a seed are not sizes."""
+    if isinstance(value, bool):
+        return
+    if isinstance(value, int):
+        yield where, value
+    elif isinstance(value, (list, tuple)):
+        for i, item in enumerate(value):
+            yield from _config_ints(item, f"{where}[{i}]")
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            if "seed" not in str(key):
+                yield from _config_ints(item, f"{where}.{key}" if where else str(key))
+
+
+def _check_config_sizes(checkpoint: dict, source: str | Path | None) -> None:
+    """Refuse a config asking for a size that no weight of the checkpoint has, before anything is built.
+
+    Every width, class count, layer count and kernel of a model we build is a dimension of some weight (a
+    Linear(d, ffn) stores an (ffn, d) matrix), and those weights are in the file: so a config integer larger
+    than every dimension of the state dict (e.g. `decoder_ffn = 10**9`) describes a model the checkpoint cannot
+    hold, and building it could exhaust the memory. Per-field bounds are the config classes' own checks.
+    """
+    dims = [d for t in checkpoint["state_dict"].values() for d in t.shape]
+    largest = max(dims, default=0)
+    for where, value in _config_ints(checkpoint["config"], ""):
+        if value > largest:
+            raise CheckpointError(source, f"config {where} = {value} is larger than any weight of the checkpoint "
+                                          f"(largest dimension {largest}); refused before building the model")

@@ -8,6 +8,7 @@ preset builds a 25-, 22- or 20-joint model. The feature sizes the training heads
 from __future__ import annotations
 
 import dataclasses
+import operator
 import re
 from dataclasses import dataclass
 
@@ -44,6 +45,60 @@ _PRESET_TABLE: dict[str, tuple[object, object]] = {
 }
 PRESET_NAMES = ("paper", "small")
 RESIDUALS = ("source", "naive")
+
+# Sane bounds of every integer field (each entry of a tuple field), far above both presets: a config comes
+# from a checkpoint, which is untrusted, and `decoder_ffn = 10**9` would ask for terabytes when built.
+_WIDTH, _DEPTH, _HEADS, _KERNEL = (1, 8192), (1, 64), (1, 256), (1, 63)
+_INT_BOUNDS: dict[str, tuple[int, int]] = {
+    "frames": (1, 4096),
+    "action_conv_kernels": _KERNEL, "action_conv_channels": _WIDTH, "action_hidden": _WIDTH,
+    "action_heads": _HEADS, "action_layers": _DEPTH, "action_ffn": _WIDTH, "action_dim": _WIDTH,
+    "mixformer_channels": _WIDTH, "mixformer_blocks": _DEPTH, "mixformer_adjacency_groups": _HEADS,
+    "mixformer_temporal_kernel": _KERNEL, "mixformer_dilations": (1, 64),
+    "identity_channels": _WIDTH, "identity_heads": _HEADS, "bone_hidden": _WIDTH,
+    "identity_fusion_hidden": _WIDTH, "identity_dim": _WIDTH,
+    "decoder_layers": _DEPTH, "decoder_dim": _WIDTH, "decoder_heads": _HEADS, "decoder_ffn": _WIDTH,
+}
+#: how many entries a tuple field may have
+_TUPLE_LENGTHS = {"action_conv_kernels": (1, 8), "mixformer_channels": (1, 8), "mixformer_blocks": (1, 8),
+                  "mixformer_dilations": (1, 8), "identity_channels": (2, 16)}
+
+
+def _is_int(value) -> bool:
+    try:
+        operator.index(value)
+    except TypeError:
+        return False
+    return not isinstance(value, bool)
+
+
+def _check_types_and_bounds(config: "DTMRConfig") -> None:
+    """TypeError/ValueError naming the field when a value has the wrong type or is outside its sane bound;
+    run before anything derived from the sizes (`_check`, the model) is computed."""
+    for name in ("topology", "residual"):
+        if not isinstance(getattr(config, name), str):
+            raise TypeError(f"invalid DTMRConfig: {name} must be a string, got {getattr(config, name)!r}")
+    if config.preset_name is not None and not isinstance(config.preset_name, str):
+        raise TypeError(f"invalid DTMRConfig: preset_name must be a string, got {config.preset_name!r}")
+    if isinstance(config.dropout, bool) or not isinstance(config.dropout, (int, float)):
+        raise TypeError(f"invalid DTMRConfig: dropout must be a number, got {config.dropout!r}")
+    for name, (low, high) in _INT_BOUNDS.items():
+        value = getattr(config, name)
+        if name in _TUPLE_LENGTHS:
+            if not isinstance(value, (list, tuple)):
+                raise TypeError(f"invalid DTMRConfig: {name} must be a list of integers, got {value!r}")
+            shortest, longest = _TUPLE_LENGTHS[name]
+            if not shortest <= len(value) <= longest:
+                raise ValueError(f"invalid DTMRConfig: {name} must have {shortest} to {longest} entries, "
+                                 f"got {len(value)}")
+            values = list(value)
+        else:
+            values = [value]
+        for v in values:
+            if not _is_int(v):
+                raise TypeError(f"invalid DTMRConfig: {name} must hold integers, got {v!r}")
+            if not low <= int(v) <= high:
+                raise ValueError(f"invalid DTMRConfig: {name} = {int(v)} is outside {low}..{high}")
 
 
 @dataclass(frozen=True)
@@ -92,6 +147,7 @@ class DTMRConfig:
     decoder_ffn: int = 2048
 
     def __post_init__(self) -> None:
+        _check_types_and_bounds(self)
         for name in ("action_conv_kernels", "mixformer_channels", "mixformer_blocks", "mixformer_dilations",
                      "identity_channels"):
             object.__setattr__(self, name, tuple(int(v) for v in getattr(self, name)))
@@ -190,7 +246,8 @@ def variant_label(config: dict, training: dict | None = None) -> str | None:
     training = training if isinstance(training, dict) else {}  # a checkpoint's, unchecked
     weights = training.get("loss_weights")
     if isinstance(weights, dict):
-        parts += [f"{term}={weight:g}" for term, weight in sorted(weights.items()) if isinstance(weight, (int, float))]
+        parts += [f"{term}={weight:g}" for term, weight in sorted(weights.items(), key=lambda item: str(item[0]))
+                  if isinstance(weight, (int, float))]  # sorted as text: a checkpoint's keys may mix types
     adversary_lr = training.get("output_adversary_lr")
     if isinstance(adversary_lr, (int, float)) and not isinstance(adversary_lr, bool):
         parts.append(f"output adversary lr {adversary_lr:g}")

@@ -1,0 +1,286 @@
+"""`dtmr audit`: one release against the attacker suite (issue 17 part 3; docs/audit.md).
+
+For every attacker (SGN, the temporal-conv network, bone lengths) and fold, two forms:
+- **raw-trained**: trained on the raw clips of the fold's training part (the raw clips are `RAW`'s clips at
+  the key's source indices, labelled with the key's subjects), tested on the released clips of the test
+  part: a recognizer deployed before the release;
+- **adaptive**: trained on the released clips of the training part, labelled through the key, tested on the
+  released clips of the test part: an attacker who has some labelled clips of the release's people.
+Linkage: each released test clip against every raw clip, by embedding nearest neighbour (cosine, the
+raw-trained TCN's pooled features, or SGN's when the TCN is not run) and by frame count. The metadata scan
+(`metadata.scan_metadata`) comes first in the results. The worst case is the attacker and form with the
+highest mean accuracy; a clip's risk is the probability it gives the clip's true subject.
+
+Resuming: each (attacker, form, fold) result is a part file (store.py) reused when its settings match;
+raw-trained attackers live in a cache shared by the audits of one data set.
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from ..data.clip import Clip
+from ..errors import DtmrError
+from ..io.atomic import atomic_write
+from .attackers import ATTACKERS, DEFAULT_EPOCHS, load_attacker, make_attacker
+from .splits import AuditSplit, audit_split
+from .store import STORE_VERSION, PartStore, cache_path, clip_crcs, digest
+from .summary import clip_risks, risk_distribution, scored, subject_risks
+
+AUDIT_FORMAT = "dtmr-audit"
+AUDIT_VERSION = 1
+FORMS = ("raw-trained", "adaptive")
+#: the attackers whose raw-trained form gives the linkage embedding, in order of preference
+EMBEDDERS = ("tcn", "sgn")
+
+
+@dataclass
+class AuditSettings:
+    attackers: tuple[str, ...] = ("sgn", "tcn", "bone-lengths")
+    epochs: int | None = None  # None: each attacker's default (attackers.DEFAULT_EPOCHS)
+    seed: int = 0
+    device: str = "cpu"
+    split: str | None = None
+    folds: int | None = None
+    cache: str | Path | None = None  # None: DIR/../.audit-cache
+
+    def epochs_of(self, name: str) -> int | None:
+        return None if DEFAULT_EPOCHS[name] is None else (self.epochs or DEFAULT_EPOCHS[name])
+
+
+def default_out(release: str | Path) -> Path:
+    """`released.h5` -> `released.audit/`."""
+    release = Path(release)
+    return release.with_name(release.stem + ".audit")
+
+
+@dataclass
+class _Inputs:
+    """Everything the attackers see, read once."""
+
+    release_path: str
+    released: list[Clip]
+    ids: list[str]
+    key: object
+    raw_path: str
+    raw: list[Clip]
+    subjects: np.ndarray  # (N,) per released clip
+    sources: np.ndarray  # (N,) index of each released clip's source among the raw clips
+    attributes: dict = field(default_factory=dict)
+
+    def raw_sources(self, indices: np.ndarray) -> list[Clip]:
+        return [self.raw[self.sources[i]] for i in indices]
+
+
+def _read_inputs(release: str | Path, key: str | Path, raw: str | Path) -> _Inputs:
+    from ..io.sources import open_clip_source
+    from ..release.release import open_release, release_attributes
+
+    library, release_key = open_release(release, key)
+    with library:
+        released = library.read_all()
+        ids = [str(x) for x in library.column("sample_name").tolist()]
+    source = open_clip_source(raw)
+    try:
+        raw_clips = source.read_all() if hasattr(source, "read_all") else [source.read(i) for i in range(len(source))]
+    finally:
+        source.close()
+    sources = release_key.source_indices()
+    outside = np.flatnonzero((sources < 0) | (sources >= len(raw_clips)))
+    if outside.size:
+        raise DtmrError(f"{key}: clip {ids[outside[0]]!r} comes from source clip {sources[outside[0]]}, but "
+                        f"{raw} holds {len(raw_clips)} clips (is it the key's source, {release_key.source_file}?)")
+    frames = np.array([raw_clips[s].num_frames for s in sources])
+    expected = release_key.column("source_frames")
+    wrong = np.flatnonzero(frames != expected)
+    if wrong.size:
+        i = wrong[0]
+        raise DtmrError(f"{raw} does not hold the sources of {key}: source clip {sources[i]} has {frames[i]} "
+                        f"frames, the key says {expected[i]} ({wrong.size} clips differ)")
+    return _Inputs(str(release), released, ids, release_key, str(raw), raw_clips, release_key.subjects(), sources,
+                   release_attributes(release))
+
+
+def _nearest_source(release_embedding: np.ndarray, raw_embedding: np.ndarray, sources: np.ndarray,
+                    raw_crcs: np.ndarray) -> np.ndarray:
+    """(N,) whether each released clip's nearest raw clip (cosine) is its own source, or a raw clip with the
+    same joints (N-UCLA holds 95 pairs of identical clips, v02 = v03: either one links)."""
+    a = release_embedding / (np.linalg.norm(release_embedding, axis=1, keepdims=True) + 1e-12)
+    r = raw_embedding / (np.linalg.norm(raw_embedding, axis=1, keepdims=True) + 1e-12)
+    return raw_crcs[np.argmax(a @ r.T, axis=1)] == raw_crcs[sources]
+
+
+def frame_count_linkage(released_frames: np.ndarray, raw_frames: np.ndarray,
+                        sources: np.ndarray) -> tuple[float, float]:
+    """(percent of clips linked by frame count alone: the count equals the source's and no other raw clip
+    has it; percent expected when guessing among the raw clips of the same count)."""
+    counts = {int(n): int(c) for n, c in zip(*np.unique(raw_frames, return_counts=True))}
+    same = released_frames == raw_frames[sources]
+    sharing = np.array([counts.get(int(n), 0) for n in released_frames])
+    unique = same & (sharing == 1)
+    expected = np.where(same, 1.0 / np.maximum(sharing, 1), 0.0)
+    return 100.0 * float(unique.mean()), 100.0 * float(expected.mean())
+
+
+class AuditRun:
+    def __init__(self, inputs: _Inputs, split: AuditSplit, out: Path, settings: AuditSettings,
+                 log: Callable[[str], None]):
+        self.inputs, self.split, self.out, self.settings, self.log = inputs, split, out, settings, log
+        self.parts = PartStore(out)
+        self.cache = Path(settings.cache) if settings.cache is not None else out.parent / ".audit-cache"
+        self.raw_crcs = clip_crcs(inputs.raw)
+        self.release_digest = digest({"token": getattr(inputs.key, "release_token", ""),
+                                      "crc": inputs.key.column("joints_crc32"), "subjects": inputs.subjects})
+        self.embedder = next((n for n in EMBEDDERS if n in settings.attackers), None)
+
+    def _settings(self, name: str, form: str, k: int) -> dict:
+        fold = self.split.folds[k]
+        return {"version": STORE_VERSION, "attacker": name, "form": form, "fold": k,
+                "epochs": self.settings.epochs_of(name), "seed": self.settings.seed, "release": self.release_digest,
+                "train": digest(fold.train), "test": digest(fold.test), "linkage": form == "raw-trained"
+                and name == self.embedder}
+
+    def result(self, name: str, form: str, k: int) -> dict:
+        settings = self._settings(name, form, k)
+        model_file = self.out / "attackers" / f"{name}_adaptive.pt" if form == "adaptive" and k == 0 else None
+        part = self.parts.load(name, form, k, settings)
+        if part is not None and (model_file is None or model_file.is_file()):
+            self.log(f"{name} {form}, fold {k + 1}/{len(self.split.folds)}: {part['accuracy']:.1f} % (done before)")
+            return part
+        started = time.monotonic()
+        fold, inp = self.split.folds[k], self.inputs
+        labels = inp.subjects[fold.train]
+        if form == "raw-trained":
+            attacker = self._raw_trained(name, fold.train, labels)
+        else:
+            attacker = make_attacker(name, self.settings.epochs_of(name), self.settings.device)
+            attacker.fit([inp.released[i] for i in fold.train], labels.tolist(), self.settings.seed)
+            if model_file is not None:
+                attacker.save(model_file)
+        test_clips = [inp.released[i] for i in fold.test]
+        proba = attacker.predict_proba(test_clips)
+        classes = {c: j for j, c in enumerate(attacker.classes)}
+        truth = [classes.get(int(s)) for s in inp.subjects[fold.test]]
+        true_p = [float(proba[r, c]) if c is not None else 0.0 for r, c in enumerate(truth)]
+        correct = [c is not None and int(np.argmax(proba[r])) == c for r, c in enumerate(truth)]
+        result = {"accuracy": 100.0 * float(np.mean(correct)), "test": fold.test.tolist(),
+                  "true_probability": true_p, "correct": correct}
+        if settings["linkage"]:
+            linked = _nearest_source(attacker.embed(test_clips), attacker.embed(inp.raw), inp.sources[fold.test],
+                                     self.raw_crcs)
+            result["linkage"] = 100.0 * float(linked.mean())
+        result["seconds"] = round(time.monotonic() - started, 1)
+        self.log(f"{name} {form}, fold {k + 1}/{len(self.split.folds)}: {result['accuracy']:.1f} % "
+                 f"({result['seconds']:.0f} s)")
+        return self.parts.save(name, form, k, settings, result)
+
+    def _raw_trained(self, name: str, train: np.ndarray, labels: np.ndarray):
+        """The attacker trained on the raw sources of `train`, from the cache or trained into it."""
+        sources = self.inputs.sources[train]
+        path = cache_path(self.cache, name, self.settings.epochs_of(name), self.settings.seed,
+                          self.raw_crcs[sources], labels)
+        if path.is_file():
+            try:
+                return load_attacker(path, self.settings.device)
+            except DtmrError:
+                self.log(f"{path}: unreadable, training it again")
+        attacker = make_attacker(name, self.settings.epochs_of(name), self.settings.device)
+        attacker.fit(self.inputs.raw_sources(train), labels.tolist(), self.settings.seed)
+        attacker.save(path)
+        return attacker
+
+
+def run_audit(release: str | Path, key: str | Path, raw: str | Path, out: str | Path | None = None,
+              settings: AuditSettings | None = None, command: str = "", log: Callable[[str], None] = print) -> dict:
+    """Audit `release` (with its `key`) against the raw clips `raw`; writes OUT/audit.json (+ reports)."""
+    from ..io.outputs import check_output
+    from .metadata import scan_metadata
+    from .report import write_reports
+
+    settings = settings or AuditSettings()
+    unknown = [a for a in settings.attackers if a not in ATTACKERS]
+    if unknown or not settings.attackers:
+        raise DtmrError(f"unknown attacker(s) {', '.join(unknown) or '(none given)'} (known: {', '.join(ATTACKERS)})")
+    out = check_output(default_out(release) if out is None else out, kind="audit", folder=True,
+                       inputs=[release, key, raw])
+    inputs = _read_inputs(release, key, raw)
+    split = audit_split(inputs.subjects, inputs.sources,
+                        {n: inputs.key.column(n) for n in ("action", "view", "repetition")},
+                        split=settings.split, folds=settings.folds, seed=settings.seed)
+    out.mkdir(parents=True, exist_ok=True)
+    log(f"{len(inputs.released)} released clips of {np.unique(inputs.subjects).size} subjects, "
+        f"{len(inputs.raw)} raw clips; split: {split.kind}, {len(split.folds)} fold(s)")
+    from ..io.sources import open_clip_source
+
+    raw_source = open_clip_source(raw)
+    try:
+        findings = scan_metadata(release, inputs.key, raw_source)
+    finally:
+        raw_source.close()
+    for f in findings:
+        log(f"metadata {f['severity']}: {f['field']}: {f['problem']} ({f['detail']})")
+    run = AuditRun(inputs, split, out, settings, log)
+    results = {(name, form): [run.result(name, form, k) for k in range(len(split.folds))]
+               for name in settings.attackers for form in FORMS}
+    audit = assemble(inputs, split, settings, results, findings, run.embedder, command)
+    with atomic_write(out / "audit.json", suffix=".json") as tmp:
+        tmp.write_text(json.dumps(audit, indent=1) + "\n")
+    write_reports(audit, out)
+    return audit
+
+
+def assemble(inputs: _Inputs, split: AuditSplit, settings: AuditSettings, results: dict, findings: list[dict],
+             embedder: str | None, command: str) -> dict:
+    """audit.json's content (contract §3) from the per-fold results."""
+    subjects = np.unique(inputs.subjects)
+    chance = 100.0 / len(subjects)
+    linkage_chance = 100.0 / len(inputs.raw)
+    attackers = []
+    for (name, form), parts in results.items():
+        entry = {"name": name, "family": ATTACKERS[name].family, "form": form,
+                 "epochs": settings.epochs_of(name), "seconds": round(sum(p.get("seconds", 0.0) for p in parts), 1)}
+        attackers.append(scored(entry, [p["accuracy"] for p in parts], chance))
+    linkage = []
+    if embedder is not None:
+        linkage.append(scored({"name": "embedding", "embedder": f"{embedder} (raw-trained)"},
+                              [p["linkage"] for p in results[(embedder, "raw-trained")]], linkage_chance))
+    released_frames = np.array([c.num_frames for c in inputs.released])
+    raw_frames = np.array([c.num_frames for c in inputs.raw])
+    unique, expected = zip(*(frame_count_linkage(released_frames[f.test], raw_frames, inputs.sources[f.test])
+                             for f in split.folds))
+    frame_entry = scored({"name": "frame count"}, unique, linkage_chance)
+    frame_entry["expected"] = scored({}, expected, linkage_chance)["accuracy"]
+    linkage.append(frame_entry)
+    worst = max(attackers, key=lambda a: a["accuracy"]["mean"])
+    clips = clip_risks(results[(worst["name"], worst["form"])], inputs.ids, inputs.subjects)
+    attrs = inputs.attributes
+    key = inputs.key
+    return {
+        "format": AUDIT_FORMAT, "version": AUDIT_VERSION, "command": command,
+        "created": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        "release": {"file": Path(inputs.release_path).name, "clips": len(inputs.released),
+                    "subjects": int(len(subjects)), "method": attrs.get("method", key.method),
+                    "beta": attrs.get("beta", key.beta), "model": attrs.get("model", key.model),
+                    "provenance": attrs.get("provenance", "none")},
+        "raw": {"file": Path(inputs.raw_path).name, "clips": len(inputs.raw)},
+        "split": split.describe(),
+        "settings": {"attackers": list(settings.attackers), "seed": settings.seed, "device": str(settings.device),
+                     "epochs": {n: settings.epochs_of(n) for n in settings.attackers}},
+        "chance": {"subject": round(chance, 4), "linkage": round(linkage_chance, 4)},
+        "metadata": {"passed": not any(f.get("severity") == "fail" for f in findings), "findings": findings},
+        "attackers": attackers,
+        "linkage": linkage,
+        "worst": {"name": worst["name"], "form": worst["form"], "accuracy": worst["accuracy"]["mean"],
+                  "times_chance": worst["times_chance"]},
+        "subjects": subject_risks(clips),
+        "clips": clips,
+        "risk": risk_distribution(clips),
+        "attacker_files": {f"{n}/adaptive": f"attackers/{n}_adaptive.pt" for n in settings.attackers},
+    }

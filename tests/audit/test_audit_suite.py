@@ -1,0 +1,118 @@
+"""`run_audit` end to end on a tiny synthetic release: the audit.json schema, resume, the raw-trained cache
+shared between releases, and the errors of bad inputs."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from conftest import make_release
+
+from dtmr.audit.suite import AuditSettings, frame_count_linkage, run_audit
+from dtmr.errors import DtmrError
+from dtmr.io.library import ClipLibrary
+
+SCHEMA = {"format", "version", "command", "created", "release", "raw", "split", "chance", "metadata", "attackers",
+          "linkage", "worst", "subjects", "clips", "risk", "attacker_files"}
+FAST = AuditSettings(attackers=("tcn", "bone-lengths"), epochs=1)
+
+
+def test_audit_writes_every_key_of_the_schema(synthetic_raw, tmp_path):
+    raw, clips = synthetic_raw
+    release, key = make_release(clips, raw, tmp_path / "rel.h5")
+    settings = AuditSettings(attackers=("sgn", "bone-lengths"), epochs=1)  # the TCN: the tests below
+    audit = run_audit(release, key, raw, tmp_path / "rel.audit", settings, command="dtmr audit x", log=lambda m: None)
+    stored = json.loads((tmp_path / "rel.audit" / "audit.json").read_text())
+    assert stored == json.loads(json.dumps(audit))
+    assert SCHEMA <= set(stored) and stored["format"] == "dtmr-audit" and stored["version"] == 1
+    assert stored["split"]["kind"] == "repetition" and stored["split"]["folds"] == 3
+    assert stored["chance"] == {"subject": 25.0, "linkage": pytest.approx(100 / 36, abs=1e-3)}
+    assert {(a["name"], a["form"]) for a in stored["attackers"]} == {
+        (n, f) for n in ("sgn", "bone-lengths") for f in ("raw-trained", "adaptive")}
+    for a in stored["attackers"]:
+        assert len(a["accuracy"]["folds"]) == 3 and a["chance"] == 25.0 and a["verdict"]
+    worst = max(stored["attackers"], key=lambda a: a["accuracy"]["mean"])
+    assert stored["worst"]["accuracy"] == worst["accuracy"]["mean"]
+    assert [c["id"] for c in stored["clips"]] == [f"R{i:06d}" for i in range(1, 37)]  # every clip, tested once
+    assert all(0.0 <= c["risk"] <= 1.0 for c in stored["clips"])
+    assert sum(s["clips"] for s in stored["subjects"]) == 36
+    assert [(e["name"], e.get("embedder")) for e in stored["linkage"]] == [("embedding", "sgn (raw-trained)"),
+                                                                          ("frame count", None)]
+    for name, file in stored["attacker_files"].items():
+        assert (tmp_path / "rel.audit" / file).is_file(), name
+    assert (tmp_path / "rel.audit" / "audit.md").is_file()
+
+
+def test_rerun_resumes_from_parts_and_a_second_release_reuses_the_raw_trained_cache(synthetic_raw, tmp_path):
+    raw, clips = synthetic_raw
+    release, key = make_release(clips, raw, tmp_path / "a.h5", order_seed=1)
+    first: list[str] = []
+    audit = run_audit(release, key, raw, tmp_path / "a.audit", FAST, log=first.append)
+    again: list[str] = []
+    rerun = run_audit(release, key, raw, tmp_path / "a.audit", FAST, log=again.append)
+    assert sum("done before" in m for m in again) == 12  # 2 attackers x 2 forms x 3 folds
+    assert [a["accuracy"] for a in rerun["attackers"]] == [a["accuracy"] for a in audit["attackers"]]
+    cached = sorted((tmp_path / ".audit-cache").iterdir())
+    assert len(cached) == 6  # 2 attackers x 3 folds, raw-trained
+    other, other_key = make_release(clips, raw, tmp_path / "b.h5", order_seed=2)  # same sources, other order
+    run_audit(other, other_key, raw, tmp_path / "b.audit", FAST, log=lambda m: None)
+    assert sorted((tmp_path / ".audit-cache").iterdir()) == cached
+    raw_trained = {a["name"]: a["accuracy"] for a in audit["attackers"] if a["form"] == "raw-trained"}
+    audit_b = json.loads((tmp_path / "b.audit" / "audit.json").read_text())
+    assert raw_trained == {a["name"]: a["accuracy"] for a in audit_b["attackers"] if a["form"] == "raw-trained"}
+
+
+def test_bone_lengths_reidentify_a_raw_release_far_above_chance(synthetic_raw, tmp_path):
+    raw, clips = synthetic_raw
+    release, key = make_release(clips, raw, tmp_path / "r.h5")
+    audit = run_audit(release, key, raw, tmp_path / "r.audit", AuditSettings(attackers=("bone-lengths",)),
+                      log=lambda m: None)
+    for entry in audit["attackers"]:
+        assert entry["verdict"] == "re-identifies" and entry["times_chance"] >= 3
+    # a raw release keeps every clip's frame count: the scan says so, whatever the attackers say
+    assert [f["field"] for f in audit["metadata"]["findings"] if f["severity"] == "fail"] == ["frame count"]
+
+
+def test_a_leaky_release_fails_the_metadata_scan(synthetic_raw, tmp_path):
+    raw, clips = synthetic_raw
+    release, key = make_release(clips, raw, tmp_path / "leak.h5", leak_subject=True)
+    audit = run_audit(release, key, raw, tmp_path / "leak.audit", AuditSettings(attackers=("bone-lengths",)),
+                      log=lambda m: None)
+    assert not audit["metadata"]["passed"]
+    assert audit["metadata"]["findings"][0]["severity"] == "fail"
+    assert list(audit).index("metadata") < list(audit).index("attackers")
+
+
+def test_a_key_of_another_release_is_an_error_naming_both_files(synthetic_raw, tmp_path):
+    raw, clips = synthetic_raw
+    release, _ = make_release(clips, raw, tmp_path / "one.h5")
+    _, other_key = make_release(clips, raw, tmp_path / "two.h5")
+    with pytest.raises(DtmrError, match="two.key.json.*one.h5"):
+        run_audit(release, other_key, raw, tmp_path / "x.audit", FAST, log=lambda m: None)
+
+
+def test_raw_clips_that_are_not_the_sources_are_an_error(synthetic_raw, tmp_path):
+    raw, clips = synthetic_raw
+    release, key = make_release(clips, raw, tmp_path / "rel.h5")
+    shorter = ClipLibrary.create(tmp_path / "other.h5", [c.replace(joints=c.joints[:-1]) for c in clips])
+    shorter.close()
+    with pytest.raises(DtmrError, match="does not hold the sources"):
+        run_audit(release, key, tmp_path / "other.h5", tmp_path / "x.audit", FAST, log=lambda m: None)
+
+
+def test_too_few_clips_per_subject_is_an_error(synthetic_raw, tmp_path):
+    raw, clips = synthetic_raw
+    few = [c for c in clips if c.action == 1 and c.repetition == 0 or c.subject == 1]  # subjects 2-4: one clip
+    lib = tmp_path / "few_raw.h5"
+    ClipLibrary.create(lib, [c.replace(repetition=None) for c in few]).close()
+    release, key = make_release(ClipLibrary(lib).read_all(), lib, tmp_path / "few.h5")
+    with pytest.raises(DtmrError, match="needs at least 3 clips of every subject"):
+        run_audit(release, key, lib, tmp_path / "few.audit", FAST, log=lambda m: None)
+
+
+def test_frame_count_linkage_counts_unique_matching_lengths():
+    raw_frames = np.array([10, 11, 11, 12])
+    released = np.array([10, 11, 64, 12])
+    linked, expected = frame_count_linkage(released, raw_frames, np.array([0, 1, 2, 3]))
+    assert linked == pytest.approx(50.0) and expected == pytest.approx(100 * (1 + 0.5 + 0 + 1) / 4)
