@@ -32,6 +32,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from dtmr.cli.train_cmd import MAX_BATCH
 from dtmr.data.splits import SPLITS
 from dtmr.train.progress import EventStreamParser, ProgressEvent, format_duration, format_event
 
@@ -97,7 +98,7 @@ class TrainerTab(QWidget):
         for box in self.epoch_boxes:
             box.setRange(0, 1000)
         self.batch_box = QSpinBox()
-        self.batch_box.setRange(1, 65536)
+        self.batch_box.setRange(1, MAX_BATCH)  # what `dtmr train --batch` accepts
         self.lr_box = QDoubleSpinBox()
         self.lr_box.setDecimals(6)
         self.lr_box.setRange(1e-6, 1.0)

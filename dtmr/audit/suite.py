@@ -44,7 +44,9 @@ EMBEDDERS = ("tcn", "sgn")
 @dataclass
 class AuditSettings:
     attackers: tuple[str, ...] = ("sgn", "tcn", "bone-lengths")
-    epochs: int | None = None  # None: each attacker's default (attackers.DEFAULT_EPOCHS)
+    #: one number for every neural attacker, or per attacker ({"tcn": 30}); None or a missing name: that
+    #: attacker's default (attackers.DEFAULT_EPOCHS)
+    epochs: int | dict[str, int] | None = None
     seed: int = 0
     device: str = "cpu"
     split: str | None = None
@@ -52,7 +54,10 @@ class AuditSettings:
     cache: str | Path | None = None  # None: DIR/../.audit-cache
 
     def epochs_of(self, name: str) -> int | None:
-        return None if DEFAULT_EPOCHS[name] is None else (self.epochs or DEFAULT_EPOCHS[name])
+        if DEFAULT_EPOCHS[name] is None:
+            return None
+        chosen = self.epochs.get(name) if isinstance(self.epochs, dict) else self.epochs
+        return chosen or DEFAULT_EPOCHS[name]
 
 
 def default_out(release: str | Path) -> Path:

@@ -25,6 +25,20 @@ def _attackers(text: str) -> tuple[str, ...]:
     return names
 
 
+def _epochs(text: str) -> int | dict[str, int]:
+    """`N` for every neural attacker, or `sgn=5,tcn=30` per attacker."""
+    if "=" not in text:
+        return positive_int(text)
+    epochs = {}
+    for item in text.split(","):
+        name, _, value = item.partition("=")
+        name = name.strip()
+        if name not in ATTACKER_NAMES or name == "bone-lengths":
+            raise argparse.ArgumentTypeError(f"no epochs for {name!r} (neural attackers: sgn, tcn)")
+        epochs[name] = positive_int(value.strip())
+    return epochs
+
+
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "audit", help="attack a release with a suite of re-identification attackers (worst case counts)",
@@ -45,8 +59,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--out", metavar="DIR", help="output folder (default: RELEASE without suffix + .audit)")
     p.add_argument("--attackers", type=_attackers, default=ATTACKER_NAMES, metavar="LIST",
                    help="comma-separated, of " + ",".join(ATTACKER_NAMES))
-    p.add_argument("--epochs", type=positive_int, metavar="N",
-                   help="epochs of the neural attackers (default: SGN 3, TCN 20)")
+    p.add_argument("--epochs", type=_epochs, metavar="N|NAME=N,...",
+                   help="epochs of the neural attackers, one number or per attacker (sgn=5,tcn=30); "
+                        "default: SGN 3, TCN 20")
     p.add_argument("--seed", type=int, default=0, help="seed of the folds and of every attacker's training")
     p.add_argument("--device", help="cpu, cuda or cuda:N (default: CUDA when available)")
     p.add_argument("--cache", metavar="DIR", help="where raw-trained attackers are cached "
@@ -58,6 +73,8 @@ def _command(args: argparse.Namespace) -> str:
     argv = [args.release, "--key", args.key, "--raw", args.raw]
     for name in ("split", "folds", "out", "epochs", "device", "cache"):
         value = getattr(args, name)
+        if isinstance(value, dict):
+            value = ",".join(f"{k}={v}" for k, v in value.items())
         if value is not None:
             argv += [f"--{name}", str(value)]
     argv += ["--attackers", ",".join(args.attackers), "--seed", str(args.seed)]

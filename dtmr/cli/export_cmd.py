@@ -38,10 +38,15 @@ def register(subparsers) -> None:
         "export",
         help="render source / retargeted / released side by side to MP4 or GIF",
         description="Anonymize one clip with a checkpoint and write the side-by-side comparison of the source, "
-        "the full retarget and the released (beta-blended) clip as an MP4 or GIF. Needs no display.",
+        "the full retarget and the released (beta-blended) clip as an MP4 or GIF. Needs no display. "
+        "SOURCE may be a release (dtmr anonymize): then no model is needed, and the released clip is shown "
+        "alone, or after its source with --key and --raw (the video names neither the performer nor the "
+        "source clip).",
     )
     parser.add_argument("source", metavar="SOURCE", help=".skeleton file, folder of them, .npz data set or .h5 library")
-    parser.add_argument("--model", required=True, metavar="CKPT", help="anonymizer checkpoint")
+    parser.add_argument("--model", metavar="CKPT", help="anonymizer checkpoint (not with a release)")
+    parser.add_argument("--key", metavar="KEY", help="a release's key: show the released clip after its source")
+    parser.add_argument("--raw", metavar="RAW", help="with --key: the raw clips the release was made from")
     parser.add_argument("--clip", default="0", metavar="ID", help="clip index or sample name in SOURCE (default 0)")
     parser.add_argument(
         "--reference", metavar="REF",
@@ -145,10 +150,7 @@ def _progress_printer():
 
 def run(args) -> int:
     from ..io.outputs import check_output
-    from ..io.sources import action_name_map, open_clip_source
-    from ..models.anonymizer import Anonymizer
-    from ..render import FORMATS, build_comparison, comparison_length, export_video
-    from ..render.comparison import action_names_of
+    from ..render import FORMATS, comparison_length, export_video
     from ..render.limits import check_frame_size
 
     output = Path(args.output)
@@ -156,8 +158,69 @@ def run(args) -> int:
         raise InputError(output, f"unsupported video format {output.suffix or '(none)'!r}: use .gif or .mp4")
     if args.size is not None:
         check_frame_size(args.size)
-    inputs = [args.source, args.model] + ([_split_reference(args.reference)[0]] if args.reference else [])
+    inputs = [p for p in (args.source, args.model, args.key, args.raw) if p is not None]
+    inputs += [_split_reference(args.reference)[0]] if args.reference else []
     check_output(output, kind="video", inputs=inputs, overwrite=args.overwrite)
+    if _is_release_file(args.source):
+        panels, fps = _release_panels(args)
+    else:
+        panels, fps = _comparison_panels(args)
+    frames = frame_range(args.frames, comparison_length(p.num_frames for p in panels))
+    fps = args.fps or fps
+    export_video(output, panels, frames=frames, fps=fps, size=args.size, preset=args.camera,
+                 progress=_progress_printer())
+    print(f"wrote {output} ({len(frames)} frames at {fps:g} fps)")
+    return 0
+
+
+def _is_release_file(path: str) -> bool:
+    from ..release.release import RELEASE_FORMAT, release_attributes
+
+    return Path(path).suffix.lower() in (".h5", ".hdf5") and Path(path).is_file() and \
+        release_attributes(path).get("release_format") == RELEASE_FORMAT
+
+
+def _release_panels(args):
+    """Panels of one released clip (and its source, through the key); the release's fps."""
+    from ..io.library import ClipLibrary
+    from ..io.sources import action_name_map, open_clip_source
+    from ..release.release import open_release
+    from ..render.comparison import action_names_of, release_panels
+
+    if args.model is not None or args.reference is not None:
+        raise DtmrError(f"{args.source} is a release: it is already anonymized (no --model or --reference)")
+    if (args.key is None) != (args.raw is None):
+        raise DtmrError("--key and --raw go together: the key says which raw clip each released clip came from")
+    # without --key the release is shown alone, even when its key lies beside it
+    library, key = open_release(args.source, args.key) if args.key else (ClipLibrary(args.source), None)
+    try:
+        index = resolve_clip(library, args.clip)
+        released = library.read(index)
+        names = action_name_map(library.action_names, library.column("action"))
+    finally:
+        library.close()
+    source = None
+    if key is not None:
+        raw = open_clip_source(args.raw)
+        try:
+            source = raw.read(int(key.source_indices()[index]))
+        finally:
+            raw.close()
+    recognizers = _recognizers(args)
+    return release_panels(released, source, recognizers, action_names_of(recognizers) or names), released.fps
+
+
+def _comparison_panels(args):
+    """Source, retargeted and released panels of one clip anonymized with --model; the source's fps."""
+    from ..io.sources import action_name_map, open_clip_source
+    from ..models.anonymizer import Anonymizer
+    from ..render import build_comparison
+    from ..render.comparison import action_names_of
+
+    if args.model is None:
+        raise DtmrError("--model is needed (SOURCE is not a release)")
+    if args.key is not None or args.raw is not None:
+        raise DtmrError("--key and --raw are for a release as SOURCE")
     source = open_clip_source(args.source)
     try:
         index = resolve_clip(source, args.clip)
@@ -169,10 +232,4 @@ def run(args) -> int:
     anonymizer = Anonymizer.from_checkpoint(args.model)
     recognizers = _recognizers(args)
     names = action_names_of(recognizers) or source_names
-    panels = build_comparison(clip, reference, anonymizer, recognizers, action_names=names)
-    frames = frame_range(args.frames, comparison_length(p.num_frames for p in panels))
-    fps = args.fps or clip.fps
-    export_video(output, panels, frames=frames, fps=fps, size=args.size, preset=args.camera,
-                 progress=_progress_printer())
-    print(f"wrote {output} ({len(frames)} frames at {fps:g} fps)")
-    return 0
+    return build_comparison(clip, reference, anonymizer, recognizers, action_names=names), clip.fps

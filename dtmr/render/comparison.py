@@ -122,6 +122,27 @@ def build_comparison(
     ]
 
 
+def release_panels(released: Clip, source: Clip | None = None, recognizers: Recognizers | None = None,
+                   action_names: Mapping[int, str] | None = None, foot_sliding: bool = True) -> list[Panel]:
+    """Panels of a clip of a release: the released clip, after its `source` when the key gave one.
+
+    Titles name the release id and the action only: what the key knows of the performer (subject, source
+    clip name) never reaches a video, so the source clip is shown without its labels but the action.
+    """
+    names = dict(action_names) if action_names is not None else action_names_of(recognizers)
+    action = describe_clip(released.replace(subject=None), names)
+    titled = [(released, " · ".join(filter(None, [f"released {released.name}", action])))]
+    if source is not None:
+        anonymous = source.replace(subject=None, sample_name=None, source_file=None, extra={})
+        titled.insert(0, (anonymous, " · ".join(filter(None, ["source", action]))))
+    truth = released.replace(subject=None)
+    return [
+        Panel.from_clip(clip, title, foot_sliding=foot_sliding,
+                        predictions=prediction_lines(clip, recognizers, truth) if recognizers is not None else None)
+        for clip, title in titled
+    ]
+
+
 def pick_reference(subjects: Sequence[int] | np.ndarray, index: int, seed: int = 0) -> int | None:
     """A seeded random clip index whose subject differs from clip `index`'s; None when there is none.
 

@@ -98,7 +98,8 @@ def fakes():
 
 @pytest.fixture
 def make_studio(qtbot, tmp_path, fakes):
-    """make_studio(models_dir=None, ...) -> a shown MainWindow using the fakes; closed after the test.
+    """make_studio(models_dir=None, ..., attribution=None) -> a shown MainWindow using the fakes (`attribution`:
+    the Privacy panel's job); closed after the test.
 
     Without `models_dir` the models folder holds what a release bundles, as fake checkpoints: the two
     DisentangledTMR ones (β = 0.2 and β = 1), no recognizers.
@@ -107,7 +108,7 @@ def make_studio(qtbot, tmp_path, fakes):
 
     windows = []
 
-    def make(models_dir: Path | None = None, settings_file: Path | None = None, size=(1300, 850)):
+    def make(models_dir: Path | None = None, settings_file: Path | None = None, size=(1300, 850), attribution=None):
         if models_dir is None:
             models_dir = tmp_path / "bundled-models"
             models_dir.mkdir(exist_ok=True)
@@ -119,6 +120,7 @@ def make_studio(qtbot, tmp_path, fakes):
             retargeting=Retargeting(load=fakes.load_anonymizer),
             recognition=Recognition(load=fakes.load_recognizer),
             models_dir=models_dir,
+            attribution=attribution,
         )
         if size is not None:
             window.resize(*size)
@@ -133,3 +135,18 @@ def make_studio(qtbot, tmp_path, fakes):
             window.close()
             window.deleteLater()
     QApplication.processEvents()
+
+
+@pytest.fixture
+def release_studio(make_studio, tmp_path):
+    """release_studio(attribution=None, models_dir=None) -> `make_studio`'s window with `attribution` as the
+    Privacy panel's job and, by default, one fake β = 0.2 model."""
+
+    def make(attribution=None, models_dir: Path | None = None):
+        if models_dir is None:
+            models_dir = tmp_path / "models"
+            models_dir.mkdir(exist_ok=True)
+            save_fake_checkpoint(models_dir / "dtmr_small_beta0.2.pt", beta=0.2)
+        return make_studio(models_dir=models_dir, attribution=attribution)
+
+    return make

@@ -13,17 +13,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import h5py
-import pytest
-import shiboken6
-from PySide6.QtCore import QSettings
-from PySide6.QtWidgets import QApplication
 
 from dtmr import Clip
 from dtmr.io.library import JOINTS_CRC, ClipLibrary
 from dtmr.release.key import KeyEntry, ReleaseKey, key_path_for, write_key
-from app.core.recognition import Recognition
-from app.core.retargeting import Retargeting
-from studio_fakes import ACTION_NAMES, make_clip, save_fake_checkpoint
+from studio_fakes import ACTION_NAMES, make_clip
 
 #: release position -> source index (3 subjects x 3 actions), a fixed "shuffle"
 ORDER = (4, 0, 8, 2, 6, 1, 7, 3, 5)
@@ -100,34 +94,3 @@ def write_audit(release: Release, attacker: bool = True) -> Path:
 def risk_order(release: Release) -> list[str]:
     """Release ids by risk, highest first."""
     return [i for i, _ in sorted(release.risks.items(), key=lambda kv: -kv[1])]
-
-
-@pytest.fixture
-def release_studio(qtbot, tmp_path, fakes):
-    """release_studio(attribution=None, models_dir=None) -> a shown MainWindow (the fake model jobs of
-    `make_studio`; `attribution`: the Privacy panel's job), closed after the test."""
-    from app.ui.main_window import MainWindow
-
-    windows = []
-
-    def make(attribution=None, models_dir: Path | None = None):
-        if models_dir is None:
-            models_dir = tmp_path / "models"
-            models_dir.mkdir(exist_ok=True)
-            save_fake_checkpoint(models_dir / "dtmr_small_beta0.2.pt", beta=0.2)
-        settings = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
-        window = MainWindow(settings, retargeting=Retargeting(load=fakes.load_anonymizer),
-                            recognition=Recognition(load=fakes.load_recognizer), models_dir=models_dir,
-                            attribution=attribution)
-        window.resize(1300, 850)
-        window.show()
-        qtbot.waitExposed(window)
-        windows.append(window)
-        return window
-
-    yield make
-    for window in windows:
-        if shiboken6.isValid(window):
-            window.close()
-            window.deleteLater()
-    QApplication.processEvents()

@@ -8,7 +8,7 @@ from app.core.privacy import PrivacyAttribution
 from app.render_gl.palette import reliance_colours
 from app.state.comparison import ViewKind
 from app.ui.screenshots import view_pixels
-from release_fakes import release_studio, write_release  # noqa: F401
+from release_fakes import write_release
 from studio_fakes import save_fake_checkpoint, settle
 
 

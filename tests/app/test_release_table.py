@@ -8,7 +8,7 @@ from PySide6.QtWidgets import QFileDialog
 
 from app.state.comparison import ViewKind
 from app.ui.clip_table import COLUMNS, RISK_COLUMN
-from release_fakes import ORDER, release_studio, risk_order, write_audit, write_release  # noqa: F401
+from release_fakes import ORDER, risk_order, write_audit, write_release
 from studio_fakes import settle
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import make_release
+from audit_releases import make_release
 
 from dtmr.cli import main
 from dtmr.io.library import ClipLibrary
@@ -81,3 +81,19 @@ def test_evaluate_reports_the_adaptive_worst_case_column(tmp_path):
     for row in rows:
         assert row["ri_adaptive_worst"]["mean"] >= row["ri_adaptive_top1"]["mean"]
     assert "RI adaptive worst ↓" in (out / "results.md").read_text()
+
+
+def test_epochs_take_one_number_or_one_per_attacker():
+    import argparse
+
+    from dtmr.audit.suite import AuditSettings
+    from dtmr.cli.audit_cmd import _epochs
+
+    assert _epochs("7") == 7
+    per_attacker = _epochs("tcn=30, sgn=5")
+    assert per_attacker == {"tcn": 30, "sgn": 5}
+    settings = AuditSettings(epochs={"tcn": 30})
+    assert (settings.epochs_of("tcn"), settings.epochs_of("sgn"), settings.epochs_of("bone-lengths")) == (30, 3, None)
+    for bad in ("bone-lengths=3", "lstm=4", "tcn=0"):
+        with pytest.raises(argparse.ArgumentTypeError):
+            _epochs(bad)

@@ -7,7 +7,7 @@ import json
 
 import numpy as np
 import pytest
-from conftest import make_release
+from audit_releases import make_release
 
 from dtmr.audit.suite import AuditSettings, frame_count_linkage, run_audit
 from dtmr.errors import DtmrError
