@@ -146,6 +146,14 @@ def _blocks(audit: dict) -> list:
     else:
         blocks.append(_Paragraph("No linkage attack was run (it needs the raw library)."))
 
+    action = (audit.get("utility") or {}).get("action_recognition")
+    if action:
+        blocks.append(_Heading("Utility: action recognition on the release"))
+        blocks.append(_Paragraph(
+            f"A {action.get('name', '?')} action recognizer trained on the raw clips of each fold's training part "
+            f"names the action of {_accuracy(action.get('accuracy', {}))} % of the released test clips (chance "
+            f"{_percent(action.get('chance'))} %). Compare it with the same audit of a raw release of the data set."))
+
     subjects = sorted(audit.get("subjects", []), key=lambda s: -float(s.get("risk", 0.0)))
     blocks.append(_Heading("Risk per subject"))
     if subjects:

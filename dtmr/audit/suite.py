@@ -11,6 +11,11 @@ raw-trained TCN's pooled features, or SGN's when the TCN is not run) and by fram
 (`metadata.scan_metadata`) comes first in the results. The worst case is the attacker and form with the
 highest mean accuracy; a clip's risk is the probability it gives the clip's true subject.
 
+Utility, beside the privacy figures: the action recognition a deployed recognizer keeps on the release. A
+TCN trained on the raw clips of each fold's training part with their action labels (cached like the
+raw-trained attackers, so every release of a data set is read by the same models) is tested on the released
+clips of the test part; a raw release gives the ceiling the other releases are compared with.
+
 Resuming: each (attacker, form, fold) result is a part file (store.py) reused when its settings match;
 raw-trained attackers live in a cache shared by the audits of one data set.
 """
@@ -39,6 +44,9 @@ AUDIT_VERSION = 1
 FORMS = ("raw-trained", "adaptive")
 #: the attackers whose raw-trained form gives the linkage embedding, in order of preference
 EMBEDDERS = ("tcn", "sgn")
+#: the recognizer of the utility figure (action recognition kept), and its part files' name
+UTILITY_ATTACKER = "tcn"
+UTILITY_PART = "tcn-action"
 
 
 @dataclass
@@ -186,6 +194,25 @@ class AuditRun:
                  f"({result['seconds']:.0f} s)")
         return self.parts.save(name, form, k, settings, result)
 
+    def action_recognition(self, k: int) -> dict:
+        """Fold k's utility part: top-1 % of the raw-trained action TCN on the released test clips."""
+        fold, inp = self.split.folds[k], self.inputs
+        settings = {**self._settings(UTILITY_ATTACKER, "raw-trained", k), "task": "action"}
+        part = self.parts.load(UTILITY_PART, "raw-trained", k, settings)
+        if part is not None:
+            self.log(f"action recognition, fold {k + 1}/{len(self.split.folds)}: {part['accuracy']:.1f} % (done before)")
+            return part
+        started = time.monotonic()
+        actions = inp.key.column("action")
+        model = self._raw_trained(UTILITY_ATTACKER, fold.train, actions[fold.train])
+        proba = model.predict_proba([inp.released[i] for i in fold.test])
+        predicted = np.asarray(model.classes)[np.argmax(proba, axis=1)]
+        accuracy = 100.0 * float(np.mean(predicted == actions[fold.test]))
+        result = {"accuracy": accuracy, "seconds": round(time.monotonic() - started, 1)}
+        self.log(f"action recognition (raw-trained {UTILITY_ATTACKER}), fold {k + 1}/{len(self.split.folds)}: "
+                 f"{accuracy:.1f} % ({result['seconds']:.0f} s)")
+        return self.parts.save(UTILITY_PART, "raw-trained", k, settings, result)
+
     def _raw_trained(self, name: str, train: np.ndarray, labels: np.ndarray):
         """The attacker trained on the raw sources of `train`, from the cache or trained into it."""
         sources = self.inputs.sources[train]
@@ -234,7 +261,9 @@ def run_audit(release: str | Path, key: str | Path, raw: str | Path, out: str | 
     run = AuditRun(inputs, split, out, settings, log)
     results = {(name, form): [run.result(name, form, k) for k in range(len(split.folds))]
                for name in settings.attackers for form in FORMS}
-    audit = assemble(inputs, split, settings, results, findings, run.embedder, command)
+    actions = inputs.key.column("action")
+    utility = [run.action_recognition(k) for k in range(len(split.folds))] if (actions >= 0).all() else None
+    audit = assemble(inputs, split, settings, results, findings, run.embedder, command, utility)
     with atomic_write(out / "audit.json", suffix=".json") as tmp:
         tmp.write_text(json.dumps(audit, indent=1) + "\n")
     write_reports(audit, out)
@@ -242,8 +271,9 @@ def run_audit(release: str | Path, key: str | Path, raw: str | Path, out: str | 
 
 
 def assemble(inputs: _Inputs, split: AuditSplit, settings: AuditSettings, results: dict, findings: list[dict],
-             embedder: str | None, command: str) -> dict:
-    """audit.json's content (contract §3) from the per-fold results."""
+             embedder: str | None, command: str, utility: list[dict] | None = None) -> dict:
+    """audit.json's content (contract §3) from the per-fold results (and the utility parts, when the key
+    knows every clip's action)."""
     subjects = np.unique(inputs.subjects)
     chance = 100.0 / len(subjects)
     linkage_chance = 100.0 / len(inputs.raw)
@@ -288,4 +318,14 @@ def assemble(inputs: _Inputs, split: AuditSplit, settings: AuditSettings, result
         "clips": clips,
         "risk": risk_distribution(clips),
         "attacker_files": {f"{n}/adaptive": f"attackers/{n}_adaptive.pt" for n in settings.attackers},
+        "utility": None if utility is None else {"action_recognition": _action_recognition(inputs, settings, utility)},
     }
+
+
+def _action_recognition(inputs: _Inputs, settings: AuditSettings, utility: list[dict]) -> dict:
+    """The utility entry: accuracy over the folds against chance (no verdict: higher is better here)."""
+    chance = 100.0 / len(np.unique(inputs.key.column("action")))
+    entry = scored({"name": UTILITY_ATTACKER, "form": "raw-trained", "epochs": settings.epochs_of(UTILITY_ATTACKER)},
+                   [u["accuracy"] for u in utility], chance)
+    entry.pop("verdict")
+    return entry

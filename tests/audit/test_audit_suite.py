@@ -14,7 +14,7 @@ from dtmr.errors import DtmrError
 from dtmr.io.library import ClipLibrary
 
 SCHEMA = {"format", "version", "command", "created", "release", "raw", "split", "chance", "metadata", "attackers",
-          "linkage", "worst", "subjects", "clips", "risk", "attacker_files"}
+          "linkage", "worst", "subjects", "clips", "risk", "attacker_files", "utility"}
 FAST = AuditSettings(attackers=("tcn", "bone-lengths"), epochs=1)
 
 
@@ -41,7 +41,11 @@ def test_audit_writes_every_key_of_the_schema(synthetic_raw, tmp_path):
                                                                           ("frame count", None)]
     for name, file in stored["attacker_files"].items():
         assert (tmp_path / "rel.audit" / file).is_file(), name
+    action = stored["utility"]["action_recognition"]
+    assert len(action["accuracy"]["folds"]) == 3 and action["chance"] == pytest.approx(100 / 3, abs=1e-3)
+    assert 0.0 <= action["accuracy"]["mean"] <= 100.0 and "verdict" not in action
     assert (tmp_path / "rel.audit" / "audit.md").is_file()
+    assert "Utility: action recognition" in (tmp_path / "rel.audit" / "audit.md").read_text()
 
 
 def test_rerun_resumes_from_parts_and_a_second_release_reuses_the_raw_trained_cache(synthetic_raw, tmp_path):
@@ -51,10 +55,10 @@ def test_rerun_resumes_from_parts_and_a_second_release_reuses_the_raw_trained_ca
     audit = run_audit(release, key, raw, tmp_path / "a.audit", FAST, log=first.append)
     again: list[str] = []
     rerun = run_audit(release, key, raw, tmp_path / "a.audit", FAST, log=again.append)
-    assert sum("done before" in m for m in again) == 12  # 2 attackers x 2 forms x 3 folds
+    assert sum("done before" in m for m in again) == 15  # 2 attackers x 2 forms x 3 folds, 3 action folds
     assert [a["accuracy"] for a in rerun["attackers"]] == [a["accuracy"] for a in audit["attackers"]]
     cached = sorted((tmp_path / ".audit-cache").iterdir())
-    assert len(cached) == 6  # 2 attackers x 3 folds, raw-trained
+    assert len(cached) == 9  # 2 attackers x 3 folds, raw-trained, and the action recognizer of each fold
     other, other_key = make_release(clips, raw, tmp_path / "b.h5", order_seed=2)  # same sources, other order
     run_audit(other, other_key, raw, tmp_path / "b.audit", FAST, log=lambda m: None)
     assert sorted((tmp_path / ".audit-cache").iterdir()) == cached
