@@ -155,3 +155,25 @@ def test_an_extra_that_is_not_json_is_still_checked(tmp_path, raw):
         ds = h5["clips/extra"]
         ds[...] = np.array([f"not json {json.dumps(e.source_clip)}" for e in key.entries], dtype=object)
     assert ("clips/extra", "one-to-one with the source clip") in problems(scan_metadata(path, key, raw))
+
+
+@pytest.mark.parametrize("length", [[], ["--length", "64"]], ids=["own-lengths", "length-64"])
+def test_a_release_written_by_anonymize_from_the_demo_library_leaks_no_field(tmp_path, monkeypatch, length):
+    """What `dtmr anonymize` writes (here the naive retarget on 36 demo clips) gives the metadata attacker
+    nothing: no column, extra key, attribute or clip order; only the frame counts, which `--length` removes."""
+    from dtmr.cli import main
+    from dtmr.release import anonymize
+    from dtmr.release.key import key_path_for, read_key
+    from dtmr.resources import resource_path
+
+    monkeypatch.setattr(anonymize, "CHUNK", 8)
+    source = tmp_path / "demo36.h5"
+    with ClipLibrary(resource_path("demo/demo_library.h5")) as demo:
+        ClipLibrary.create(source, demo.read_many(range(0, len(demo), 10)), action_names=demo.action_names).close()
+    release = tmp_path / "released.h5"
+    assert main(["anonymize", str(source), "--method", "naive", *length, "-o", str(release)]) == 0
+    with ClipLibrary(source) as raw_clips:
+        findings = scan_metadata(release, read_key(key_path_for(release)), raw_clips)
+    assert [f["field"] for f in findings if f["field"] != "frame count"] == []
+    if length:
+        assert findings == []
