@@ -162,7 +162,7 @@ class AuditRun:
 
     def result(self, name: str, form: str, k: int) -> dict:
         settings = self._settings(name, form, k)
-        model_file = self.out / "attackers" / f"{name}_adaptive.pt" if form == "adaptive" and k == 0 else None
+        model_file = self.out / "attackers" / f"{name}_{form}.pt" if k == 0 else None
         part = self.parts.load(name, form, k, settings)
         if part is not None and (model_file is None or model_file.is_file()):
             self.log(f"{name} {form}, fold {k + 1}/{len(self.split.folds)}: {part['accuracy']:.1f} % (done before)")
@@ -175,8 +175,8 @@ class AuditRun:
         else:
             attacker = make_attacker(name, self.settings.epochs_of(name), self.settings.device)
             attacker.fit([inp.released[i] for i in fold.train], labels.tolist(), self.settings.seed)
-            if model_file is not None:
-                attacker.save(model_file)
+        if model_file is not None:
+            attacker.save(model_file)
         test_clips = [inp.released[i] for i in fold.test]
         proba = attacker.predict_proba(test_clips)
         classes = {c: j for j, c in enumerate(attacker.classes)}
@@ -293,7 +293,8 @@ def assemble(inputs: _Inputs, split: AuditSplit, settings: AuditSettings, result
     frame_entry = scored({"name": "frame count"}, unique, linkage_chance)
     frame_entry["expected"] = scored({}, expected, linkage_chance)["accuracy"]
     linkage.append(frame_entry)
-    worst = max(attackers, key=lambda a: a["accuracy"]["mean"])
+    # a tie goes to the adaptive form: the attacker that learns from the release is the one that matters
+    worst = max(attackers, key=lambda a: (a["accuracy"]["mean"], a["form"] == "adaptive"))
     clips = clip_risks(results[(worst["name"], worst["form"])], inputs.ids, inputs.subjects)
     attrs = inputs.attributes
     key = inputs.key
@@ -317,7 +318,7 @@ def assemble(inputs: _Inputs, split: AuditSplit, settings: AuditSettings, result
         "subjects": subject_risks(clips),
         "clips": clips,
         "risk": risk_distribution(clips),
-        "attacker_files": {f"{n}/adaptive": f"attackers/{n}_adaptive.pt" for n in settings.attackers},
+        "attacker_files": {f"{n}/{form}": f"attackers/{n}_{form}.pt" for n in settings.attackers for form in FORMS},
         "utility": None if utility is None else {"action_recognition": _action_recognition(inputs, settings, utility)},
     }
 
