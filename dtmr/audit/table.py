@@ -1,0 +1,63 @@
+"""Several audits of one data set side by side, as one Markdown table (docs/RESULTS.md's audit tables).
+
+Per audit: the worst case over every attacker and form (accuracy ± std over folds, × chance), each attacker's
+adaptive accuracy and the raw-trained TCN's, both linkages, the metadata verdict and the utility: the
+raw-trained action recognizer's accuracy and, when one of the audits is of a raw release, the share of it
+kept ("AR kept").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+COLUMNS = ("release", "metadata", "worst case", "× chance", "SGN adaptive", "TCN adaptive", "TCN raw-trained",
+           "bone lengths adaptive", "linkage (embedding)", "linkage (frame count)", "AR", "AR kept")
+
+
+def _cell(entry: dict | None) -> str:
+    if not entry:
+        return "–"
+    accuracy = entry["accuracy"]
+    return f"{accuracy['mean']:.1f} ± {accuracy['std']:.1f}"
+
+
+def _attacker(audit: dict, name: str, form: str) -> dict | None:
+    return next((a for a in audit.get("attackers", []) if a["name"] == name and a["form"] == form), None)
+
+
+def _linkage(audit: dict, name: str) -> dict | None:
+    return next((a for a in audit.get("linkage", []) if a["name"] == name), None)
+
+
+def _action(audit: dict) -> dict | None:
+    return (audit.get("utility") or {}).get("action_recognition")
+
+
+def audit_table(audits: Sequence[dict], labels: Sequence[str] | None = None) -> str:
+    """The Markdown table of `audits` (audit.json contents), one row each, labelled by `labels` (default: the
+    release's method and file). AR kept is against the first audit of a raw release among them."""
+    labels = labels or [f"{a['release'].get('method', '?')} ({a['release']['file']})" for a in audits]
+    raw = next((a for a in audits if a["release"].get("method") == "raw" and _action(a)), None)
+    lines = ["| " + " | ".join(COLUMNS) + " |", "|" + "---|" * len(COLUMNS)]
+    for audit, label in zip(audits, labels):
+        worst = audit["worst"]
+        worst_row = _attacker(audit, worst["name"], worst["form"])
+        findings = audit["metadata"]["findings"]
+        failed = sorted({f["field"] for f in findings if f["severity"] == "fail"})
+        metadata = "passed" if not failed else "**fails**: " + ", ".join(failed)
+        action = _action(audit)
+        kept = "–"
+        if action and raw is not None and _action(raw)["accuracy"]["mean"] > 0:
+            kept = f"{100.0 * action['accuracy']['mean'] / _action(raw)['accuracy']['mean']:.0f} %"
+        cells = [label, metadata, f"**{_cell(worst_row)}** ({worst['name']}, {worst['form']})",
+                 f"{worst['times_chance']:.1f}×", _cell(_attacker(audit, "sgn", "adaptive")),
+                 _cell(_attacker(audit, "tcn", "adaptive")), _cell(_attacker(audit, "tcn", "raw-trained")),
+                 _cell(_attacker(audit, "bone-lengths", "adaptive")), _cell(_linkage(audit, "embedding")),
+                 _cell(_linkage(audit, "frame count")), _cell(action), kept]
+        lines.append("| " + " | ".join(cells) + " |")
+    chance = audits[0]["chance"] if audits else {}
+    if chance:
+        lines.append("")
+        lines.append(f"Chance: re-identification {chance['subject']:.1f} %, linkage {chance['linkage']:.2f} %"
+                     + (f", action {_action(audits[0])['chance']:.1f} %" if _action(audits[0]) else "") + ".")
+    return "\n".join(lines)

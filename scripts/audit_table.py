@@ -1,0 +1,45 @@
+"""Several audits of one data set side by side, printed as Markdown (docs/RESULTS.md's audit tables).
+
+    python scripts/audit_table.py AUDIT_DIR [AUDIT_DIR ...] [--labels "raw,naive retarget,..."]
+
+Each AUDIT_DIR is a `dtmr audit` output folder (its audit.json). "AR kept" is against the first audit of a
+raw release among them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from dtmr.audit.table import audit_table
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("audits", type=Path, nargs="+")
+    parser.add_argument("--labels", help="comma-separated row labels, one per audit")
+    args = parser.parse_args(argv)
+    labels = [s.strip() for s in args.labels.split(",")] if args.labels else None
+    if labels is not None and len(labels) != len(args.audits):
+        print(f"--labels: {len(labels)} labels for {len(args.audits)} audits", file=sys.stderr)
+        return 1
+    audits = []
+    for folder in args.audits:
+        path = folder / "audit.json"
+        try:
+            audit = json.loads(path.read_text())
+        except (OSError, ValueError) as error:
+            print(f"{path}: cannot read the audit ({error})", file=sys.stderr)
+            return 1
+        if not isinstance(audit, dict) or audit.get("format") != "dtmr-audit":
+            print(f"{path}: not a dtmr audit", file=sys.stderr)
+            return 1
+        audits.append(audit)
+    print(audit_table(audits, labels))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,56 @@
+"""dtmr.audit.table and scripts/audit_table.py: audits of one data set side by side."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+
+from dtmr.audit.table import COLUMNS, audit_table
+
+SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "audit_table.py"
+
+
+def _entry(mean: float, std: float = 1.0, **fields) -> dict:
+    return {**fields, "accuracy": {"mean": mean, "std": std, "folds": [mean]}}
+
+
+def _audit(method: str, tcn: float, action: float, failed: bool = False) -> dict:
+    return {
+        "format": "dtmr-audit", "release": {"file": f"{method}.h5", "method": method},
+        "metadata": {"findings": [{"field": "frame count", "severity": "fail"}] if failed else []},
+        "attackers": [_entry(tcn, name="tcn", form="adaptive"), _entry(tcn - 5, name="tcn", form="raw-trained"),
+                      _entry(20.0, name="sgn", form="adaptive"), _entry(30.0, name="bone-lengths", form="adaptive")],
+        "linkage": [_entry(90.0, name="embedding"), _entry(2.0, name="frame count")],
+        "worst": {"name": "tcn", "form": "adaptive", "accuracy": tcn, "times_chance": tcn / 10},
+        "chance": {"subject": 10.0, "linkage": 0.07},
+        "utility": {"action_recognition": _entry(action, chance=10.0)},
+    }
+
+
+def _script():
+    spec = importlib.util.spec_from_file_location("audit_table", SCRIPT)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_rows_give_the_worst_case_metadata_and_ar_kept_against_the_raw_release():
+    table = audit_table([_audit("raw", 58.0, 80.0, failed=True), _audit("naive", 40.0, 60.0)], ["raw", "naive"])
+    header, _, raw, naive = table.splitlines()[:4]
+    assert header == "| " + " | ".join(COLUMNS) + " |"
+    assert raw.startswith("| raw | **fails**: frame count | **58.0 ± 1.0** (tcn, adaptive) | 5.8× |")
+    assert naive.startswith("| naive | passed | **40.0 ± 1.0** (tcn, adaptive) | 4.0× | 20.0 ± 1.0 | 40.0 ± 1.0 |")
+    assert raw.endswith("| 80.0 ± 1.0 | 100 % |") and naive.endswith("| 60.0 ± 1.0 | 75 % |")
+    assert "Chance: re-identification 10.0 %, linkage 0.07 %, action 10.0 %." in table
+
+
+def test_the_script_reads_audit_folders_and_names_what_it_cannot_read(tmp_path, capsys):
+    for method in ("raw", "naive"):
+        (tmp_path / method).mkdir()
+        (tmp_path / method / "audit.json").write_text(json.dumps(_audit(method, 50.0, 70.0)))
+    assert _script().main([str(tmp_path / "raw"), str(tmp_path / "naive"), "--labels", "raw, naive"]) == 0
+    assert "| naive | passed |" in capsys.readouterr().out
+    assert _script().main([str(tmp_path / "absent")]) == 1
+    assert "absent/audit.json: cannot read the audit" in capsys.readouterr().err
+    assert _script().main([str(tmp_path / "raw"), "--labels", "a,b"]) == 1
