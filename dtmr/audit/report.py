@@ -176,9 +176,10 @@ def _blocks(audit: dict) -> list:
                                  + (f" (chance {_chance_risk(audit):.2f})." if _chance_risk(audit) is not None
                                     else ".")))
         riskiest = sorted(clips, key=lambda c: -float(c.get("risk", 0.0)))[:RISKIEST_CLIPS]
-        blocks.append(_Table(["clip", "subject", "risk", "named right"],
-                             [[str(c.get("id")), str(c.get("subject")), f"{float(c.get('risk', 0.0)):.2f}",
-                               "yes" if c.get("correct") else "no"] for c in riskiest]))
+        if any(c.get("id") for c in riskiest):  # a shared copy of an audit may leave out who is who
+            blocks.append(_Table(["clip", "subject", "risk", "named right"],
+                                 [[str(c.get("id")), str(c.get("subject")), f"{float(c.get('risk', 0.0)):.2f}",
+                                   "yes" if c.get("correct") else "no"] for c in riskiest]))
         blocks.append(_Plot("risk_distribution.png", "Risk distribution over clips", _risk_plot(audit)))
     else:
         blocks.append(_Paragraph("No per-clip risk (no attacker was run)."))
