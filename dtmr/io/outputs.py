@@ -86,7 +86,13 @@ def _is_skeleton(path: Path) -> bool:
 
 
 def _is_audit(path: Path) -> bool:
-    return (path / "audit.json").is_file() and _json_format(path / "audit.json") == "dtmr-audit"
+    """A finished audit, or one that was killed before its audit.json: only its per-fold parts
+    (`parts/<attacker>-<form>-fold<k>.json`) and the attackers it saved, which its rerun resumes from."""
+    if (path / "audit.json").is_file():
+        return _json_format(path / "audit.json") == "dtmr-audit"
+    entries = {p.name for p in path.iterdir()}
+    parts = list((path / "parts").glob("*-fold*.json")) if (path / "parts").is_dir() else []
+    return bool(parts) and entries <= {"parts", "attackers"}
 
 
 def _is_training_run(path: Path) -> bool:

@@ -120,6 +120,14 @@ def test_folder_kinds(tmp_path):
     check_output(audit, kind="audit", folder=True)  # empty
     (audit / "audit.json").write_text(json.dumps({"format": "dtmr-audit"}))
     check_output(audit, kind="audit", folder=True)
+    killed = tmp_path / "killed"  # an audit killed before its audit.json: its rerun resumes from the parts
+    (killed / "parts").mkdir(parents=True)
+    (killed / "attackers").mkdir()
+    (killed / "parts" / "sgn-raw-trained-fold0.json").write_text("{}")
+    check_output(killed, kind="audit", folder=True)
+    (killed / "notes.txt").write_text("x")
+    with pytest.raises(DtmrError, match="this folder exists and is not a"):
+        check_output(killed, kind="audit", folder=True)
     home = tmp_path / "home"
     home.mkdir()
     (home / "thesis.tex").write_text("x")
