@@ -9,11 +9,12 @@ raw release among them.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
+from dtmr.audit.audit_json import read_audit_json
 from dtmr.audit.table import audit_table
+from dtmr.errors import DtmrError
 
 
 def main(argv: list[str]) -> int:
@@ -27,14 +28,10 @@ def main(argv: list[str]) -> int:
         return 1
     audits = []
     for folder in args.audits:
-        path = folder / "audit.json"
         try:
-            audit = json.loads(path.read_text())
-        except (OSError, ValueError) as error:
-            print(f"{path}: cannot read the audit ({error})", file=sys.stderr)
-            return 1
-        if not isinstance(audit, dict) or audit.get("format") != "dtmr-audit":
-            print(f"{path}: not a dtmr audit", file=sys.stderr)
+            audit = read_audit_json(folder)
+        except DtmrError as error:
+            print(error, file=sys.stderr)
             return 1
         audits.append(audit)
     print(audit_table(audits, labels))

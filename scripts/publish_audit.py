@@ -12,7 +12,9 @@ import json
 import sys
 from pathlib import Path
 
+from dtmr.audit.audit_json import read_audit_json
 from dtmr.audit.report import write_reports
+from dtmr.errors import DtmrError
 
 
 def publishable(audit: dict) -> dict:
@@ -28,14 +30,10 @@ def main(argv: list[str]) -> int:
     parser.add_argument("audit_dir", type=Path)
     parser.add_argument("out_dir", type=Path)
     args = parser.parse_args(argv)
-    path = args.audit_dir / "audit.json"
     try:
-        audit = json.loads(path.read_text())
-    except (OSError, ValueError) as error:
-        print(f"{path}: cannot read the audit ({error})", file=sys.stderr)
-        return 1
-    if not isinstance(audit, dict) or audit.get("format") != "dtmr-audit":
-        print(f"{path}: not a dtmr audit", file=sys.stderr)
+        audit = read_audit_json(args.audit_dir)
+    except DtmrError as error:
+        print(error, file=sys.stderr)
         return 1
     shared = publishable(audit)
     args.out_dir.mkdir(parents=True, exist_ok=True)

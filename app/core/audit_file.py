@@ -8,23 +8,19 @@ Privacy panel explains.
 
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
+from dtmr.audit.audit_json import AUDIT_FILE, default_out, read_audit_json
 from dtmr.errors import InputError
-
-AUDIT_FORMAT = "dtmr-audit"
-AUDIT_FILE = "audit.json"
 
 
 def default_audit_path(release: str | Path) -> Path:
     """`folder/released.h5` -> `folder/released.audit/audit.json`."""
-    release = Path(release)
-    return release.with_name(release.stem + ".audit") / AUDIT_FILE
+    return default_out(release) / AUDIT_FILE
 
 
 @dataclass(frozen=True)
@@ -59,14 +55,7 @@ def read_audit(path: str | Path) -> AuditInfo:
     path = Path(path)
     if path.is_dir():
         path = path / AUDIT_FILE
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise InputError(path, "no such audit file") from None
-    except (OSError, UnicodeDecodeError, ValueError) as exc:
-        raise InputError(path, f"not a readable audit ({' '.join(str(exc).split())})") from None
-    if not isinstance(data, dict) or data.get("format") != AUDIT_FORMAT:
-        raise InputError(path, f"not a {AUDIT_FORMAT} file (no 'format' saying so)")
+    data = read_audit_json(path)
     clips = data.get("clips", [])
     if not isinstance(clips, list):
         raise InputError(path, "'clips' must be a list")

@@ -35,12 +35,11 @@ from ..data.clip import Clip
 from ..errors import DtmrError
 from ..io.atomic import atomic_write
 from .attackers import ATTACKERS, DEFAULT_EPOCHS, load_attacker, make_attacker
+from .audit_json import AUDIT_FILE, AUDIT_FORMAT, AUDIT_VERSION, default_out
 from .splits import AuditSplit, audit_split
 from .store import STORE_VERSION, PartStore, cache_path, clip_crcs, digest
 from .summary import clip_risks, risk_distribution, scored, subject_risks
 
-AUDIT_FORMAT = "dtmr-audit"
-AUDIT_VERSION = 1
 FORMS = ("raw-trained", "adaptive")
 #: the attackers whose raw-trained form gives the linkage embedding, in order of preference
 EMBEDDERS = ("tcn", "sgn")
@@ -66,12 +65,6 @@ class AuditSettings:
             return None
         chosen = self.epochs.get(name) if isinstance(self.epochs, dict) else self.epochs
         return chosen or DEFAULT_EPOCHS[name]
-
-
-def default_out(release: str | Path) -> Path:
-    """`released.h5` -> `released.audit/`."""
-    release = Path(release)
-    return release.with_name(release.stem + ".audit")
 
 
 @dataclass
@@ -264,7 +257,7 @@ def run_audit(release: str | Path, key: str | Path, raw: str | Path, out: str | 
     actions = inputs.key.column("action")
     utility = [run.action_recognition(k) for k in range(len(split.folds))] if (actions >= 0).all() else None
     audit = assemble(inputs, split, settings, results, findings, run.embedder, command, utility)
-    with atomic_write(out / "audit.json", suffix=".json") as tmp:
+    with atomic_write(out / AUDIT_FILE, suffix=".json") as tmp:
         tmp.write_text(json.dumps(audit, indent=1) + "\n")
     write_reports(audit, out)
     return audit

@@ -82,7 +82,8 @@ def _command(args: argparse.Namespace) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..audit.suite import AuditSettings, default_out, run_audit
+    from ..audit.audit_json import default_out
+    from ..audit.suite import AuditSettings, run_audit
     from ..train.distributed import pick_device
 
     def log(message: str) -> None:

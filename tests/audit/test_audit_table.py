@@ -53,7 +53,7 @@ def test_the_script_reads_audit_folders_and_names_what_it_cannot_read(tmp_path, 
     assert _script().main([str(tmp_path / "raw"), str(tmp_path / "naive"), "--labels", "raw, naive"]) == 0
     assert "| naive | passed |" in capsys.readouterr().out
     assert _script().main([str(tmp_path / "absent")]) == 1
-    assert "absent/audit.json: cannot read the audit" in capsys.readouterr().err
+    assert "absent/audit.json: no such audit file" in capsys.readouterr().err
     assert _script().main([str(tmp_path / "raw"), "--labels", "a,b"]) == 1
 
 

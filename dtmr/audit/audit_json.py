@@ -1,0 +1,35 @@
+"""Where an audit's `audit.json` lives and how it is read back: one home for the CLI, the scripts and the Studio."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from ..errors import InputError
+
+AUDIT_FORMAT = "dtmr-audit"
+AUDIT_VERSION = 1
+AUDIT_FILE = "audit.json"
+
+
+def default_out(release: str | Path) -> Path:
+    """The audit folder of a release: `released.h5` -> `released.audit/`."""
+    release = Path(release)
+    return release.with_name(release.stem + ".audit")
+
+
+def read_audit_json(path: str | Path) -> dict:
+    """The content of an `audit.json` (or of the one in folder `path`); `InputError` naming the file when it
+    is missing, unreadable or not an audit."""
+    path = Path(path)
+    if path.is_dir() or path.suffix != ".json":  # an audit folder (named so even when it is missing)
+        path = path / AUDIT_FILE
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise InputError(path, "no such audit file") from None
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        raise InputError(path, f"cannot read the audit ({' '.join(str(exc).split())})") from None
+    if not isinstance(data, dict) or data.get("format") != AUDIT_FORMAT:
+        raise InputError(path, f"not a {AUDIT_FORMAT} file (no 'format' saying so)")
+    return data
