@@ -2,7 +2,8 @@
 
 `dtmr-studio [PATH]` is `app.main:main`. The Studio's Trainer tab starts a run as
 `sys.executable -m dtmr train ...`, or `sys.executable -m torch.distributed.run ... -m dtmr train ...` on
-several GPUs, whose workers are started as `sys.executable -u -m dtmr ...`. In a frozen build
+several GPUs, whose workers are started as `sys.executable -u -m dtmr ...`; every library open starts the
+HDF5 probe as `sys.executable -m dtmr.io.hdf5_probe`. In a frozen build
 `sys.executable` is this program, so it also serves exactly those `python [-u] -m MODULE ARGS` calls.
 """
 
@@ -12,8 +13,8 @@ import multiprocessing
 import runpy
 import sys
 
-#: the modules this program runs the way `python -m MODULE` does
-RUNNABLE_MODULES = ("dtmr", "torch.distributed.run")
+#: the modules this program runs the way `python -m MODULE` does (the HDF5 probe: dtmr/io/hdf5_watchdog.py)
+RUNNABLE_MODULES = ("dtmr", "torch.distributed.run", "dtmr.io.hdf5_probe")
 
 
 def module_invocation(argv: list[str]) -> tuple[str, list[str], bool] | None:

@@ -34,6 +34,7 @@ import h5py
 import numpy as np
 
 from ..errors import DtmrError, InputError
+from ..io.hdf5_watchdog import check_readable
 
 if TYPE_CHECKING:
     from ..io.sources import ClipSource
@@ -105,6 +106,7 @@ def _read_release(path: Path) -> tuple[dict[str, list], dict[str, list[str]], di
     """(per-clip columns, every string by field, file attributes, frames per clip)."""
     columns: dict[str, list] = {}
     strings: dict[str, list[str]] = {}
+    check_readable(path)
     try:
         with h5py.File(path, "r") as h5:
             frames = np.diff(h5["offsets"][()].astype(np.int64))

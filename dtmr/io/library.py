@@ -26,6 +26,7 @@ from ..data.clip import Clip
 from ..errors import InputError
 from ..skeleton import get_topology
 from .atomic import atomic_write
+from .hdf5_watchdog import check_readable
 
 FORMAT = "dtmr-clip-library"
 VERSION = 1
@@ -73,6 +74,7 @@ class ClipLibrary:
             raise InputError(self.path, f"corrupted or unreadable clip library ({_one_line(exc)})") from None
 
     def _open(self) -> None:
+        check_readable(self.path)  # some damage makes libhdf5 loop forever: a child process reads it first
         with self._reading():
             self._file = h5py.File(self.path, "r")
             try:
@@ -86,7 +88,9 @@ class ClipLibrary:
         f = self._file
         if f.attrs.get("format") != FORMAT:
             raise InputError(self.path, f"not a {FORMAT} file (no 'format' attribute saying so)")
-        version = int(f.attrs.get("version", 0))
+        version = f.attrs.get("version")
+        if not isinstance(version, (int, np.integer)) or version < 1:
+            raise InputError(self.path, "no valid 'version' attribute (a positive integer)")
         if version > VERSION:
             raise InputError(self.path, f"library format version {version} is newer than this dtmr ({VERSION})")
         name = str(f.attrs.get("topology", ""))

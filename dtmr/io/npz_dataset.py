@@ -154,7 +154,8 @@ def _read_dataset(arrays: _ArchiveReader, path: str, topology: str | None) -> Np
                 raise InputError(path, f"'lengths' must be one value per clip, at most {padded.shape[1]}")
         else:  # no lengths: a clip ends after its last frame that is not all zeros
             used = (padded != 0).any(axis=(2, 3))
-            lengths = np.where(used.any(axis=1), padded.shape[1] - np.argmax(used[:, ::-1], axis=1), 0)
+            last = np.argmax(used[:, ::-1], axis=1) if padded.shape[1] else np.zeros(len(padded), dtype=np.int64)
+            lengths = np.where(used.any(axis=1), padded.shape[1] - last, 0)
         joints = [padded[i, :n] for i, n in enumerate(lengths.tolist())]
         num_joints = padded.shape[2]
     else:

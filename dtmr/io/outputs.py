@@ -33,7 +33,10 @@ def _is_clip_library(path: Path) -> bool:
         return False
     import h5py
 
+    from .hdf5_watchdog import check_readable
+
     try:
+        check_readable(path)  # a damaged file can make libhdf5 loop forever; such a file is no library
         with h5py.File(path, "r") as h5:
             return h5.attrs.get("format") == "dtmr-clip-library"
     except Exception:  # noqa: BLE001 - any file h5py cannot open is simply not a library

@@ -13,6 +13,7 @@ import h5py
 import numpy as np
 
 from ..errors import DtmrError, InputError
+from ..io.hdf5_watchdog import check_readable
 from ..io.library import JOINTS_CRC, ClipLibrary
 from .key import ReleaseKey, key_path_for, read_key
 
@@ -24,6 +25,7 @@ def release_attributes(path: str | Path) -> dict:
     """The file-level attributes of a clip library (a release's `method`, `release_token`, ...), as plain
     Python values."""
     try:
+        check_readable(path)
         with h5py.File(path, "r") as h5:
             return {str(k): _plain(v) for k, v in h5.attrs.items()}
     except (OSError, KeyError, ValueError, RuntimeError, TypeError) as exc:
@@ -92,6 +94,7 @@ def _check_match(library: ClipLibrary, key: ReleaseKey) -> None:
 def _joint_checksums(library: ClipLibrary) -> np.ndarray:
     """The per-clip joint CRC-32 stored in the library (checked against the joints on every clip read)."""
     try:
+        check_readable(library.path)
         with h5py.File(library.path, "r") as h5:
             return h5["clips"][JOINTS_CRC][()].astype(np.int64)
     except (OSError, KeyError, ValueError, RuntimeError, TypeError) as exc:

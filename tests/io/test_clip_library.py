@@ -7,11 +7,12 @@ import zlib
 import h5py
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from dtmr.data.clip import Clip
 from dtmr.errors import InputError
+from dtmr.io import hdf5_watchdog
 from dtmr.io.library import ClipLibrary
 
 
@@ -222,6 +223,14 @@ def set_value(f: h5py.File, name: str, i: int, value) -> None:
         ds.attrs["crc32"] = zlib.crc32(ds[()].tobytes())
 
 
+def replace_column(f: h5py.File, name: str, values: np.ndarray) -> None:
+    """Replace column `name` with `values` of another type, with a valid checksum."""
+    del f["clips"][name]
+    ds = f["clips"].create_dataset(name, data=values, dtype=h5py.string_dtype() if values.dtype.kind == "O" else None)
+    raw = "\0".join(values.tolist()).encode() if values.dtype.kind == "O" else values.tobytes()
+    ds.attrs["crc32"] = zlib.crc32(raw)
+
+
 @pytest.mark.parametrize(
     "edit, words",
     [
@@ -238,6 +247,13 @@ def set_value(f: h5py.File, name: str, i: int, value) -> None:
         (lambda f: set_value(f, "clips/extra", 1, "[1, 2]"), "not a JSON object"),
         (lambda f: set_value(f, "clips/extra", 1, "{oops"), "corrupted or unreadable"),
         (lambda f: f["clips"]["sample_name"].__setitem__(1, "renamed"), "'/clips/sample_name' fails its checksum"),
+        # issue 20: a library without its version was read as version 0
+        (lambda f: f.attrs.__delitem__("version"), "no valid 'version'"),
+        (lambda f: f.attrs.__setitem__("version", 0), "no valid 'version'"),
+        (lambda f: f.attrs.__setitem__("version", "1"), "no valid 'version'"),
+        # issue 20: strings in an integer column, checksum fixed up, gave a traceback from `_column`
+        (lambda f: replace_column(f, "subject", np.array(["x", "y", "z", "w"], dtype=object)), "must hold integers"),
+        (lambda f: replace_column(f, "subject", np.array([b"x", b"y", b"z", b"w"])), "must hold integers"),
     ],
 )
 def test_inconsistent_library_is_an_input_error(rng, tmp_path, edit, words):
@@ -267,14 +283,22 @@ def _good_library() -> bytes:
 
 
 GOOD = _good_library()
+GOOD_CLIPS = make_clips(np.random.default_rng(3), 4)
 
 
-# derandomized: some damage to the global heap that holds the root group's string attributes makes libhdf5
-# itself spin (issue 20, open); fixed examples keep this test from drawing such a file by chance in CI
+# Derandomized (fixed draws, so CI never meets a new case by chance; scripts/fuzz_readers.py explores at
+# random) with the issue-20 cases as explicit examples: junk in the size field of the global heap that holds
+# the root group's string attributes (offset 2056 of this file) made libhdf5 spin forever; the watchdog now
+# refuses it after its deadline (shortened here).
 @settings(max_examples=40, deadline=None, derandomize=True,
           suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(at=st.integers(0, len(GOOD) - 1), junk=st.binary(min_size=1, max_size=16), cut=st.booleans())
-def test_damaged_bytes_give_valid_clips_or_an_input_error(tmp_path, at, junk, cut):
+@example(at=2056, junk=b"\x81\x81", cut=False)
+@example(at=2056, junk=b"\xff\xff", cut=False)
+@example(at=2056, junk=b"\x81", cut=False)
+@example(at=2056, junk=b"\0" * 16, cut=False)
+def test_damaged_bytes_give_valid_clips_or_an_input_error(tmp_path, monkeypatch, at, junk, cut):
+    monkeypatch.setattr(hdf5_watchdog, "DEADLINE_S", 5.0)
     path = tmp_path / "damaged.h5"
     path.write_bytes(GOOD[:at] if cut else GOOD[:at] + junk + GOOD[at + len(junk):])
     try:
@@ -283,5 +307,7 @@ def test_damaged_bytes_give_valid_clips_or_an_input_error(tmp_path, at, junk, cu
             library.metadata_table()
     except InputError as exc:
         assert exc.path == str(path) and "\n" not in str(exc)
-    else:
-        assert all(c.num_joints == 25 for c in clips)
+    else:  # never wrong data: what is read is exactly what was written
+        assert len(clips) == len(GOOD_CLIPS)
+        for written, read in zip(GOOD_CLIPS, clips):
+            assert_same_clip(written, read)

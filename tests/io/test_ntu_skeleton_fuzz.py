@@ -18,7 +18,9 @@ from dtmr.io.ntu_skeleton import (
 )
 
 NAME = "fuzz.skeleton"
-FUZZ = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+# derandomized: the same draws on every run, so CI cannot fail (or hang) on an unlucky new one;
+# scripts/fuzz_readers.py explores damaged files at random, seeded
+FUZZ = settings(max_examples=150, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
 
 
 def _valid_file() -> bytes:

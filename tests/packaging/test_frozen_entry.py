@@ -23,6 +23,7 @@ _spec.loader.exec_module(studio_entry)
     ([], None),
     (["library.h5"], None),
     (["--self-test", "out.png"], None),
+    (["-m", "dtmr.io.hdf5_probe"], ("dtmr.io.hdf5_probe", [], False)),
     (["-m", "os"], None),  # only the modules the Studio starts
     (["-m"], None),
 ])
@@ -38,3 +39,15 @@ def test_the_entry_runs_dtmr_as_a_module_and_passes_its_exit_status(tmp_path):
     bad = subprocess.run([sys.executable, str(script), "-m", "dtmr", "data", "info", str(tmp_path / "none.h5")],
                          cwd=REPO, check=False, capture_output=True, text=True, timeout=60)
     assert bad.returncode == 2 and "none.h5" in bad.stderr
+
+
+@pytest.mark.parametrize("entry", ["studio_entry.py", "dtmr_entry.py"])
+def test_both_frozen_programs_serve_the_hdf5_probe(entry):
+    """dtmr/io/hdf5_watchdog.py starts `sys.executable -m dtmr.io.hdf5_probe`: in a frozen build that is
+    one of these programs, which must answer as the probe does (not open a Studio, not parse a CLI)."""
+    script = REPO / "packaging" / entry
+    request = '{"path": "' + str(REPO / "resources" / "demo" / "demo_library.h5") + '", "deadline": 30}\n'
+    done = subprocess.run([sys.executable, str(script), "-m", "dtmr.io.hdf5_probe"], cwd=REPO, input=request,
+                          check=False, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["ready", "done"]
