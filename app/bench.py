@@ -1,4 +1,4 @@
-"""`python -m app.bench [--json]`: the Studio's two performance figures (run by `dtmr bench studio`).
+"""`python -m app.bench [--json]`: the Studio's two performance figures (`dtmr bench studio` hands over to it).
 
 * frame_update_ms: time to update the three views for one frame (25 joints): new poses into the GL
   items and a render of each view into its framebuffer, finished on the GPU (glFinish). Median over
@@ -11,17 +11,22 @@
 The window, the library (synthetic clips) and the model are the real ones: the bundled checkpoints
 (`resources/models/`, β = 0.2 for the released view and β = 1 for the retargeted one). Without a
 bundled retargeting checkpoint the benchmark stops with a one-line error (exit status 1): an untrained
-or missing model would not measure what the Studio does.
+or missing model would not measure what the Studio does. Without a display (no DISPLAY or WAYLAND_DISPLAY)
+it runs itself again under `xvfb-run`, or stops with a one-line error when there is none.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
+import shutil
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Mapping
 from pathlib import Path
 
 from PySide6.QtCore import QCoreApplication, QEvent, QEventLoop, QSettings, Qt, QTimer
@@ -33,10 +38,26 @@ TARGET_FRAME_MS = 16.0
 TARGET_STALL_MS = 50.0
 #: the stall measurement stops after this long even if fewer than --runs inferences completed
 MAX_STALL_SECONDS = 120.0
+#: the virtual screen of a run without a display
+XVFB_SCREEN = "-screen 0 1920x1080x24"
 
 
 class NoModelError(RuntimeError):
     """The models folder holds no retargeting checkpoint to benchmark with."""
+
+
+class NoDisplayError(RuntimeError):
+    """There is no display, and no xvfb-run to make one."""
+
+
+def headless_command(argv: list[str], environment: Mapping[str, str]) -> list[str] | None:
+    """Without a display: this benchmark's own command line under `xvfb-run`; None when there is a display."""
+    if environment.get("DISPLAY") or environment.get("WAYLAND_DISPLAY"):
+        return None
+    xvfb = shutil.which("xvfb-run")
+    if xvfb is None:
+        raise NoDisplayError("the benchmark needs a display, or xvfb-run to make one (apt install xvfb)")
+    return [xvfb, "-a", "-s", XVFB_SCREEN, sys.executable, "-m", "app.bench", *argv]
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -196,10 +217,15 @@ def run(args) -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
     args = build_parser().parse_args(argv)
     try:
+        command = headless_command(argv, os.environ)
+        if command is not None:
+            sys.stdout.flush()
+            return subprocess.run(command, check=False).returncode
         result = run(args)
-    except NoModelError as exc:
+    except (NoModelError, NoDisplayError) as exc:
         print(f"python -m app.bench: {exc}", file=sys.stderr, flush=True)
         return 1
     if args.json:

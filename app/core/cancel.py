@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
+from typing import Any
 
 
 class JobCancelled(Exception):
@@ -28,6 +29,10 @@ class CancelToken:
 
 #: progress(done, total, message) as a job reports it; the worker forwards it as a Qt signal
 ProgressFn = Callable[[int, int, str], None]
+
+#: a background job, ``run(request, token, progress) -> result``; the workers run every kind of job, so
+#: request and result are `Any` here (each job module types its own, e.g. `RetargetRequest`)
+Job = Callable[[Any, CancelToken, ProgressFn], Any]
 
 
 def no_progress(done: int, total: int, message: str = "") -> None:

@@ -2,8 +2,10 @@
 
 Panels come from `dtmr.render.build_comparison` and frames from `dtmr.render.export_video`, exactly as in
 the CLI. The only difference is where the model outputs come from: the Studio passes the clips it
-already shows (`ShownOutputs`), so the video is what the user inspected, and no model runs twice. With
-the same checkpoint, clip and seed, `dtmr export` computes the same clips and writes the same frames.
+already shows (`ShownOutputs`), so the video is what the user inspected, and no model runs twice. Both
+take the retargeted view from the same model, the β = 1 partner `dtmr.models.pairing.find_full_model`
+picks (the model's own decoder when there is none, and the panel title says so), so with the same
+checkpoint, clip and seed `dtmr export` computes the same clips and writes the same frames.
 Before any work the output is checked as `dtmr export` checks it (`dtmr.io.outputs.check_output`: never one
 of the inputs, never a folder, never a file of another kind unless `overwrite`) and so is the frame size.
 """
@@ -13,30 +15,41 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from .cancel import CancelToken, ProgressFn
 from .checkpoints import CheckpointInfo
+
+if TYPE_CHECKING:
+    from dtmr.data.clip import Clip
 
 
 @dataclass(frozen=True)
 class ShownOutputs:
     """Stands in for the `Anonymizer` that `build_comparison` expects: returns the clips on screen."""
 
-    retargeted: Any
-    released: Any
+    retargeted: Clip
+    released: Clip
     beta: float
     method: str
 
-    def retarget_pair(self, source: Any, reference: Any) -> tuple[Any, Any]:
+    def retarget_pair(self, source: Clip, reference: Clip) -> tuple[Clip, Clip]:
         return self.retargeted, self.released
+
+    def full_model(self) -> ShownOutputs:
+        """Stands in for the model that made the retargeted view: the β it records in its provenance
+        (`Anonymizer` outputs carry `extra["beta"]`), which titles the retargeted panel."""
+        recorded = self.retargeted.extra.get("beta")
+        beta = self.beta if recorded is None else float(recorded)
+        method = str(self.retargeted.extra.get("method", self.method))
+        return ShownOutputs(self.retargeted, self.retargeted, beta, method)
 
 
 @dataclass(frozen=True)
 class ExportRequest:
     path: Path
-    source: Any
-    reference: Any
+    source: Clip
+    reference: Clip
     outputs: ShownOutputs
     frames: range
     fps: float
@@ -81,7 +94,8 @@ def export_comparison(request: ExportRequest, token: CancelToken, progress: Prog
     names = action_names_of(recognizers) or dict(request.action_names or {})
     progress(0, 1, "building the panels")
     panels = build_comparison(request.source, request.reference, request.outputs, recognizers,
-                              action_names=names, foot_sliding=request.foot_sliding)
+                              action_names=names, foot_sliding=request.foot_sliding,
+                              full_model=request.outputs.full_model())
     token.check()
     return export_video(
         request.path, panels, frames=request.frames, fps=request.fps, size=request.size, preset=request.preset,

@@ -11,15 +11,18 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from dtmr.io.sources import action_name_map
+from dtmr.io.sources import ClipSource, action_name_map
 
 from .audit_file import AuditInfo, default_audit_path, read_audit
 from .cancel import CancelToken, ProgressFn
 from .release_source import KeyedRelease
+
+if TYPE_CHECKING:  # dtmr.release is loaded when a library is opened, not at start-up
+    from dtmr.release.key import ReleaseKey
 
 #: what the File menu's open dialog offers
 OPEN_FILTER = "Skeleton clips (*.skeleton *.npz *.h5 *.hdf5);;All files (*)"
@@ -35,12 +38,12 @@ class OpenRequest:
 @dataclass(frozen=True)
 class OpenedLibrary:
     path: Path
-    source: Any  # a dtmr.io.sources.ClipSource (a `KeyedRelease` for a release opened with its key)
+    source: ClipSource  # a `KeyedRelease` for a release opened with its key
     #: `source.metadata_table()`, read once (for an HDF5 library it is the only eager read)
     table: dict[str, np.ndarray]
     #: written by `dtmr anonymize` (opaque ids, no subjects of its own)
     release: bool = False
-    key: Any = None  # dtmr.release.key.ReleaseKey
+    key: ReleaseKey | None = None
     audit: AuditInfo | None = None
     #: why the audit beside the release could not be used ("" when none was there or it was read)
     audit_error: str = ""

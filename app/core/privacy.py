@@ -12,13 +12,19 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from .cancel import CancelToken, ProgressFn
 from .checkpoints import CheckpointInfo
 from .recognition import load_recognizer
+
+if TYPE_CHECKING:  # the attackers import torch, which the Studio loads only in its model workers
+    from dtmr.audit.attackers.base import Attacker
+    from dtmr.audit.attribution import Attribution
+    from dtmr.data.clip import Clip
+    from dtmr.models.recognizers import Recognizer
 
 WINDOW = 8
 
@@ -42,7 +48,7 @@ Predictor = AttackerFile | SubjectRecognizer
 
 @dataclass(frozen=True)
 class AttributionRequest:
-    clip: Any  # dtmr.Clip: the clip as released
+    clip: Clip  # the clip as released
     view: str  # the view showing it ("source" for a release, else "released")
     subject: int | None  # its true subject, None when unknown
     predictors: tuple[Predictor, ...]  # in order of preference
@@ -55,7 +61,7 @@ class AttributionRequest:
 @dataclass(frozen=True)
 class AttributionResult:
     request: AttributionRequest
-    attribution: Any  # dtmr.audit.attribution.Attribution
+    attribution: Attribution
     predictor: Predictor
     class_label: int  # the subject whose probability is explained
     #: "true subject" or "most likely subject"
@@ -64,7 +70,7 @@ class AttributionResult:
     fallback: str
 
 
-def load_attacker_file(path: Path, device: str | None) -> Any:
+def load_attacker_file(path: Path, device: str | None) -> Attacker:
     from dtmr.audit.attackers import load_attacker
 
     return load_attacker(path, device or "cpu")
@@ -81,11 +87,12 @@ class _Model:
 class PrivacyAttribution:
     """The job run by the attribution worker; models are cached per (predictor, device)."""
 
-    def __init__(self, load_attacker: Callable[[Path, str | None], Any] = load_attacker_file,
-                 load_recognizer: Callable[[CheckpointInfo, str | None], Any] = load_recognizer) -> None:
+    def __init__(self, load_attacker: Callable[[Path, str | None], Attacker] = load_attacker_file,
+                 load_recognizer: Callable[[CheckpointInfo, str | None], Recognizer] = load_recognizer) -> None:
         self._load_attacker = load_attacker
         self._load_recognizer = load_recognizer
-        self._cache: dict[tuple[Any, str | None], _Model] = {}
+        #: keyed by (attacker file, its mtime) or the recognizer's entry, and the device
+        self._cache: dict[tuple[tuple[Path, int] | CheckpointInfo, str | None], _Model] = {}
 
     def __call__(self, request: AttributionRequest, token: CancelToken, progress: ProgressFn) -> AttributionResult:
         from dtmr.audit.attribution import occlusion_attribution

@@ -10,12 +10,16 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from .cancel import CancelToken, ProgressFn
 from .checkpoints import CheckpointInfo
+
+if TYPE_CHECKING:  # dtmr.models imports torch, which the Studio loads only in its model workers
+    from dtmr.data.clip import Clip
+    from dtmr.models.recognizers import Recognizer
 
 WINDOW = 32
 TOP_K = 5
@@ -56,7 +60,7 @@ class TaskProbabilities:
 
 @dataclass(frozen=True)
 class RecognitionRequest:
-    clips: dict[str, Any]  # view name -> dtmr.Clip
+    clips: dict[str, Clip]  # view name -> clip
     action: CheckpointInfo | None
     subject: CheckpointInfo | None
     device: str | None
@@ -69,10 +73,10 @@ class RecognitionResult:
     tasks: dict[str, TaskProbabilities]  # "action" / "subject" -> probabilities; absent without a model
 
 
-LoadRecognizer = Callable[[CheckpointInfo, str | None], Any]
+LoadRecognizer = Callable[[CheckpointInfo, str | None], "Recognizer"]
 
 
-def load_recognizer(info: CheckpointInfo, device: str | None) -> Any:
+def load_recognizer(info: CheckpointInfo, device: str | None) -> Recognizer:
     from dtmr.models.recognizers import Recognizer
 
     return Recognizer.from_checkpoint(info.path, device=device)
@@ -83,7 +87,7 @@ class Recognition:
 
     def __init__(self, load: LoadRecognizer = load_recognizer) -> None:
         self._load = load
-        self._cache: dict[tuple[Any, str | None], Any] = {}
+        self._cache: dict[tuple[CheckpointInfo, str | None], Recognizer] = {}
 
     def __call__(self, request: RecognitionRequest, token: CancelToken, progress: ProgressFn) -> RecognitionResult:
         infos = [(task, info) for task, info in (("action", request.action), ("subject", request.subject)) if info]

@@ -8,25 +8,33 @@ release's own.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from dtmr import Clip
 
+if TYPE_CHECKING:
+    from dtmr.io.library import ClipLibrary
+    from dtmr.release.key import ReleaseKey
+
 
 class KeyedRelease:
     """The `ClipSource` interface over a release `ClipLibrary` and its `ReleaseKey` (same clip order)."""
 
-    def __init__(self, library: Any, key: Any) -> None:
+    def __init__(self, library: ClipLibrary, key: ReleaseKey) -> None:
         self.library = library
         self.key = key
         self._subjects = key.subjects()
         self._source_clips = [e.source_clip for e in key.entries]
 
     @property
-    def path(self):
+    def path(self) -> str:
         return self.library.path
+
+    @property
+    def format(self) -> str:
+        return self.library.format
 
     @property
     def topology(self) -> str:

@@ -1,8 +1,9 @@
 """The inference job: source + reference -> the retargeted and released clips the Studio shows.
 
 The released view is the selected checkpoint's β-blended output. The retargeted view is the full
-decoder output D(E_A(source), E_I(reference)): taken from the β = 1 checkpoint of the same method when
-the catalogue has one (DESIGN §6), else from the selected model's own D (`retarget_pair`'s first clip).
+decoder output D(E_A(source), E_I(reference)) of `RetargetRequest.full_model`: the catalogue's choice,
+`dtmr.models.pairing.find_full_model` (the β = 1 checkpoint of the same method and topology, DESIGN §6;
+the rule `dtmr export` follows), else the selected model's own D (`retarget_pair`'s first clip).
 Loaded anonymizers are cached per (checkpoint entry, device) inside the runner, which lives on its
 worker thread, so switching clips does not reload weights; an entry includes the file's modification
 time, so a checkpoint rewritten in place is loaded again.
@@ -15,10 +16,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
 from .cancel import CancelToken, ProgressFn
 from .checkpoints import CheckpointInfo
+
+if TYPE_CHECKING:  # dtmr.models imports torch, which the Studio loads only in its model workers
+    from dtmr.data.clip import Clip
+    from dtmr.models.anonymizer import Anonymizer
 
 #: shown in place of the retargeted and released views while the catalogue holds no retargeting checkpoint
 NO_MODEL_MESSAGE = "No model: add a retargeting checkpoint in the Model panel (Add checkpoint…)."
@@ -26,8 +31,8 @@ NO_MODEL_MESSAGE = "No model: add a retargeting checkpoint in the Model panel (A
 
 @dataclass(frozen=True)
 class RetargetRequest:
-    source: Any  # dtmr.Clip
-    reference: Any  # dtmr.Clip
+    source: Clip
+    reference: Clip
     model: CheckpointInfo
     full_model: CheckpointInfo | None
     device: str | None
@@ -36,16 +41,16 @@ class RetargetRequest:
 @dataclass(frozen=True)
 class RetargetResult:
     request: RetargetRequest
-    retargeted: Any
-    released: Any
+    retargeted: Clip
+    released: Clip
     #: what produced the views, shown under them
     note: str
 
 
-LoadAnonymizer = Callable[[CheckpointInfo, str | None], Any]
+LoadAnonymizer = Callable[[CheckpointInfo, str | None], "Anonymizer"]
 
 
-def load_anonymizer(info: CheckpointInfo, device: str | None) -> Any:
+def load_anonymizer(info: CheckpointInfo, device: str | None) -> Anonymizer:
     from dtmr.models.anonymizer import Anonymizer
 
     return Anonymizer.from_checkpoint(info.path, device=device)
@@ -56,7 +61,7 @@ class Retargeting:
 
     def __init__(self, load: LoadAnonymizer = load_anonymizer) -> None:
         self._load = load
-        self._cache: dict[tuple[CheckpointInfo, str | None], Any] = {}
+        self._cache: dict[tuple[CheckpointInfo, str | None], Anonymizer] = {}
 
     def __call__(self, request: RetargetRequest, token: CancelToken, progress: ProgressFn) -> RetargetResult:
         steps = 2 if request.full_model is not None and request.full_model != request.model else 1
@@ -76,7 +81,7 @@ class Retargeting:
         progress(steps + 1, steps + 1, "done")
         return RetargetResult(request, retargeted, released, note)
 
-    def _cached(self, info: CheckpointInfo, device: str | None) -> Any:
+    def _cached(self, info: CheckpointInfo, device: str | None) -> Anonymizer:
         key = (info, device)
         if key not in self._cache:
             self._cache[key] = self._load(info, device)

@@ -8,36 +8,47 @@ environment as the Studio are used whatever PATH says. Progress comes back as JS
 
 from __future__ import annotations
 
+import argparse
 import os
+import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 
 import dtmr
+from dtmr.cli.train_cmd import MAX_BATCH, MAX_QUADRUPLETS, parse_loss_weight
+from dtmr.train.presets import PRESETS
 
-PRESETS = ("small", "paper")
-#: one checkpoint is trained per β (DESIGN §3); 0.2 is recommended
-BETAS = (0.1, 0.2, 0.3, 0.5, 1.0)
-#: epochs per stage by preset (DESIGN §4 for `paper`; `small` trains on two CPU cores in minutes)
-DEFAULT_EPOCHS = {"paper": (20, 15, 20), "small": (3, 3, 3)}
-DEFAULT_BATCH = {"paper": 128, "small": 32}
-DEFAULT_LR = 5e-4
+#: `--model-option residual=naive` (one of `dtmr.models.config.RESIDUALS`, not imported here: dtmr.models loads
+#: torch, which the Studio imports only when a model is used); the paper's residual is "source"
+NAIVE_RESIDUAL = "naive"
 
 
 @dataclass(frozen=True)
 class TrainingConfig:
+    """One `dtmr train` run. The fields from `epochs` on are left to `dtmr train` when None (or False, or
+    empty): the Trainer tab sets them only where the user changed the library's default
+    (`dtmr.train.presets`), so a run from the Studio trains like the same command typed by hand."""
+
     data: str
     split: str
     preset: str
     beta: float
     out: str
-    epochs: tuple[int, int, int]
-    batch: int
-    lr: float
     device: str
     #: processes (one per GPU) when more than one GPU is chosen
     gpus: int = 1
     resume: bool = False
+    epochs: tuple[int, int, int] | None = None
+    batch: int | None = None
+    lr: float | None = None
+    quadruplets: int | None = None
+    seed: int | None = None
+    naive_residual: bool = False
+    warm_output_critics: bool = False
+    output_adversary_lr: float | None = None
+    #: (term, weight) pairs, `--loss-weight TERM=W` each
+    loss_weights: tuple[tuple[str, float], ...] = ()
 
     def validate(self) -> None:
         """ValueError naming the first field a user must fix."""
@@ -51,19 +62,51 @@ class TrainingConfig:
             raise ValueError(f"unknown preset {self.preset!r}")
         if not 0.0 <= self.beta <= 1.0:
             raise ValueError(f"β must be within [0, 1], got {self.beta}")
-        if min(self.epochs) < 0 or len(self.epochs) != 3:
+        if self.epochs is not None and (len(self.epochs) != 3 or min(self.epochs) < 0):
             raise ValueError("epochs per stage must be three numbers >= 0")
-        if self.batch < 1 or not self.lr > 0 or self.gpus < 1:
-            raise ValueError("batch, learning rate and GPU count must be positive")
+        if self.batch is not None and not 1 <= self.batch <= MAX_BATCH:
+            raise ValueError(f"batch must be 1 to {MAX_BATCH}")
+        if self.quadruplets is not None and not 1 <= self.quadruplets <= MAX_QUADRUPLETS:
+            raise ValueError(f"quadruplets per epoch must be 1 to {MAX_QUADRUPLETS:,}")
+        for name, rate in (("learning rate", self.lr), ("output adversary learning rate", self.output_adversary_lr)):
+            if rate is not None and not rate > 0:
+                raise ValueError(f"the {name} must be positive")
+        if self.gpus < 1:
+            raise ValueError("the GPU count must be positive")
+
+
+def parse_loss_weights(text: str) -> tuple[tuple[str, float], ...]:
+    """"TERM=W, TERM=W" (commas or spaces between) as (term, weight) pairs; ValueError naming the bad one."""
+    pairs = []
+    for item in re.split(r"[,\s]+", text.strip()):
+        if item:
+            try:
+                pairs.append(parse_loss_weight(item))
+            except argparse.ArgumentTypeError as exc:
+                raise ValueError(f"loss weights: {exc}") from None
+    return tuple(pairs)
 
 
 def training_arguments(config: TrainingConfig) -> list[str]:
-    """The `dtmr train` arguments (after the program)."""
+    """The `dtmr train` arguments (after the program): only the settings the config sets."""
     args = [
         "train", "--data", config.data, "--split", config.split, "--preset", config.preset,
-        "--beta", f"{config.beta:g}", "--out", config.out, "--epochs", ",".join(map(str, config.epochs)),
-        "--batch", str(config.batch), "--lr", f"{config.lr:g}", "--device", config.device, "--events", "-",
+        "--beta", f"{config.beta:g}", "--out", config.out, "--device", config.device, "--events", "-",
     ]
+    if config.epochs is not None:
+        args += ["--epochs", ",".join(map(str, config.epochs))]
+    for flag, value in (("--batch", config.batch), ("--quadruplets", config.quadruplets), ("--seed", config.seed)):
+        if value is not None:
+            args += [flag, str(value)]
+    for flag, rate in (("--lr", config.lr), ("--output-adversary-lr", config.output_adversary_lr)):
+        if rate is not None:
+            args += [flag, f"{rate:g}"]
+    if config.naive_residual:
+        args += ["--model-option", f"residual={NAIVE_RESIDUAL}"]
+    if config.warm_output_critics:
+        args.append("--warm-output-critics")
+    for term, weight in config.loss_weights:
+        args += ["--loss-weight", f"{term}={weight!r}"]
     if config.resume:
         args.append("--resume")
     return args

@@ -8,12 +8,17 @@ views normally agree; the policy matters for the reference and for clips of odd 
 from __future__ import annotations
 
 from enum import Enum
-from typing import Any
+from typing import TYPE_CHECKING
 
 from dtmr.render.timeline import comparison_length, frame_index
 
 from ..core.foot_sliding import FootSliding
 from .events import Signal
+
+if TYPE_CHECKING:
+    from dtmr.data.clip import Clip
+
+    from ..core.recognition import RecognitionResult
 
 
 class ViewKind(str, Enum):
@@ -40,15 +45,15 @@ class Comparison:
     """
 
     def __init__(self) -> None:
-        self.clips: dict[ViewKind, Any] = {}
+        self.clips: dict[ViewKind, Clip] = {}
         self.feet: dict[ViewKind, FootSliding] = {}
-        self._feet_of: dict[ViewKind, Any] = {}  # the clip each entry of `feet` was computed from
-        self.reference: Any = None
+        self._feet_of: dict[ViewKind, Clip] = {}  # the clip each entry of `feet` was computed from
+        self.reference: Clip | None = None
         self.model_note = ""
         self.unavailable = ""
         self.status = "No clip selected"
         self.busy = False
-        self.recognition: Any = None  # app.core.recognition.RecognitionResult
+        self.recognition: RecognitionResult | None = None
         #: True while the recognition worker computes `recognition` for the current clips
         self.recognition_pending = False
         self.clips_changed = Signal()
@@ -64,7 +69,7 @@ class Comparison:
         source = self.clips.get(ViewKind.SOURCE)
         return float(source.fps) if source is not None else 30.0
 
-    def set_source(self, source: Any, reference: Any) -> None:
+    def set_source(self, source: Clip | None, reference: Clip | None) -> None:
         """A new source/reference pair: model views are cleared until inference returns."""
         self.clips = {} if source is None else {ViewKind.SOURCE: source}
         self.reference = reference
@@ -74,7 +79,7 @@ class Comparison:
         self.clips_changed.emit()
         self.recognition_changed.emit()
 
-    def set_outputs(self, retargeted: Any, released: Any, model_note: str) -> None:
+    def set_outputs(self, retargeted: Clip, released: Clip, model_note: str) -> None:
         self.clips[ViewKind.RETARGETED] = retargeted
         self.clips[ViewKind.RELEASED] = released
         self.model_note = model_note
@@ -94,7 +99,7 @@ class Comparison:
             self._update_feet()
         self.clips_changed.emit()
 
-    def set_recognition(self, result: Any, pending: bool = False) -> None:
+    def set_recognition(self, result: RecognitionResult | None, pending: bool = False) -> None:
         """The recognizers' result (None when there are no recognizers, or while `pending`)."""
         if result is self.recognition and pending == self.recognition_pending:
             return

@@ -6,9 +6,12 @@ the released clip listen to `changed`.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from .events import Signal
+
+if TYPE_CHECKING:
+    from ..core.privacy import AttributionResult
 
 
 class PrivacyState:
@@ -20,7 +23,7 @@ class PrivacyState:
     """
 
     def __init__(self) -> None:
-        self.result: Any = None
+        self.result: AttributionResult | None = None
         self.message = ""
         self.pending = False
         self.failed = False
@@ -30,7 +33,7 @@ class PrivacyState:
     def set_pending(self, message: str) -> None:
         self._set(None, message, pending=True)
 
-    def set_result(self, result: Any) -> None:
+    def set_result(self, result: AttributionResult) -> None:
         self._set(result, "")
 
     def set_message(self, message: str, failed: bool = False) -> None:
@@ -41,6 +44,6 @@ class PrivacyState:
         self.risk = float(risk)
         self.changed.emit()
 
-    def _set(self, result: Any, message: str, pending: bool = False, failed: bool = False) -> None:
+    def _set(self, result: AttributionResult | None, message: str, pending: bool = False, failed: bool = False) -> None:
         self.result, self.message, self.pending, self.failed = result, message, pending, failed
         self.changed.emit()

@@ -1,17 +1,24 @@
 """What the user compares: the open library, the source clip and the reference clip.
 
-The reference is drawn from `ReferencePool` with a visible seed ("Random" moves to the next seed) or
-pinned by the user. A pinned reference survives a change of source while it is still a valid candidate
-(different subject); otherwise it is unpinned and a new one is drawn with the current seed.
+The reference is drawn from `dtmr.data.ReferencePool` (the one reference rule of the project) with a
+visible seed ("Random" moves to the next seed) or pinned by the user. A pinned reference survives a change
+of source while it is still a valid candidate; otherwise it is unpinned and a new one is drawn with the
+current seed.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
-from ..core.reference_pool import ReferencePool
+from dtmr.data.reference_pool import ReferencePool
+
 from .events import Signal
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from dtmr.io.sources import ClipSource
 
 
 @dataclass(frozen=True)
@@ -27,7 +34,7 @@ class Selection:
     the (source, reference) pair, after both are settled (what inference listens to)."""
 
     def __init__(self) -> None:
-        self.library: Any = None  # a dtmr.io.sources.ClipSource
+        self.library: ClipSource | None = None
         self.pool: ReferencePool | None = None
         self.source_index: int | None = None
         self.reference: ReferenceChoice | None = None
@@ -37,7 +44,7 @@ class Selection:
         self.reference_changed = Signal()
         self.pair_changed = Signal()
 
-    def set_library(self, library: Any, subjects: Any = None) -> None:
+    def set_library(self, library: ClipSource | None, subjects: np.ndarray | None = None) -> None:
         """A newly opened clip source (with its subject column, when already read); selects nothing."""
         self.library = library
         if library is not None and subjects is None:

@@ -13,6 +13,7 @@ from .events import Signal
 
 MAX_RECENT = 10
 
+#: a value's type depends on its key (str, bool, int, float or list[str]), hence `Any` for values
 DEFAULTS: dict[str, Any] = {
     "recent_files": [],
     "last_dir": "",

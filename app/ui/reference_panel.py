@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (
     QGridLayout,
@@ -15,6 +17,9 @@ from PySide6.QtWidgets import (
 
 from ..state.selection import ReferenceChoice
 from .skeleton_thumbnail import SkeletonThumbnail
+
+if TYPE_CHECKING:
+    from dtmr.data.clip import Clip
 
 MAX_SEED = 2**31 - 1
 
@@ -74,7 +79,7 @@ class ReferencePanel(QWidget):
         for w in (self.seed_box, self.random_button, self.pin_box):
             w.setEnabled(enabled)
 
-    def show_choice(self, choice: ReferenceChoice | None, name: str, detail: str, clip, pool_size: int) -> None:
+    def show_choice(self, choice: ReferenceChoice | None, name: str, detail: str, clip: Clip | None, pool_size: int) -> None:
         """Show the current reference (`clip` is its Clip, None while unknown)."""
         self.set_enabled(pool_size > 0)
         self.seed_box.blockSignals(True)

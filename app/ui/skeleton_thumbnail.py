@@ -6,6 +6,8 @@ mean pose shows at a glance without another GL context.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 from PySide6.QtCore import QPointF, QSize, Qt
 from PySide6.QtGui import QColor, QPainter, QPen
@@ -13,6 +15,9 @@ from PySide6.QtWidgets import QSizePolicy, QWidget
 
 from dtmr.render.style import DEFAULT_STYLE, bone_colours
 from dtmr.skeleton import get_topology, mean_pose
+
+if TYPE_CHECKING:
+    from dtmr.data.clip import Clip
 
 MARGIN = 6
 
@@ -25,7 +30,7 @@ class SkeletonThumbnail(QWidget):
         self._pose: np.ndarray | None = None
         self._topology = ""
 
-    def set_clip(self, clip) -> None:
+    def set_clip(self, clip: Clip | None) -> None:
         """Show `clip`'s mean pose (None clears the drawing)."""
         if clip is None:
             self._pose = None

@@ -4,6 +4,9 @@ Training runs in its own process (QProcess), never in the Studio: torch's work c
 crash in training cannot take the Studio down. Its stdout carries JSON-line progress events
 (`dtmr.train.progress`), parsed incrementally; stderr goes to the log. Cancel terminates the process
 (then kills it after a grace period); the last epoch's checkpoint stays, so Resume continues from it.
+
+The form shows the library's defaults of the chosen preset (`dtmr.train.presets`) and passes only the
+settings the user changed from them, so `dtmr train` applies its own defaults; it is locked while a run runs.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from pathlib import Path
 import pyqtgraph as pg
 from PySide6.QtCore import QProcess, QProcessEnvironment, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
+    QCheckBox,
     QComboBox,
     QDoubleSpinBox,
     QFileDialog,
@@ -32,19 +36,16 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from dtmr.cli.train_cmd import MAX_BATCH
+from dtmr.cli.train_cmd import MAX_BATCH, MAX_QUADRUPLETS
 from dtmr.data.splits import SPLITS
+from dtmr.train.presets import BETAS, DEFAULT_BETA, DEFAULT_PRESET, DEFAULT_SEED, MAX_DEFAULT_QUADRUPLETS, PRESETS
 from dtmr.train.progress import EventStreamParser, ProgressEvent, format_duration, format_event
 
 from ..core.checkpoints import CHECKPOINT_SUFFIXES
 from ..core.training_command import (
-    BETAS,
-    DEFAULT_BATCH,
-    DEFAULT_EPOCHS,
-    DEFAULT_LR,
-    PRESETS,
     TrainingConfig,
     child_environment,
+    parse_loss_weights,
     training_command,
 )
 from ..state.training import TrainingProgress
@@ -54,6 +55,8 @@ STAGES = (1, 2, 3)
 CURVE_COLOURS = ((31, 119, 180), (214, 39, 40), (44, 160, 44), (255, 127, 14), (148, 103, 189), (140, 86, 75),
                  (227, 119, 194), (127, 127, 127), (188, 189, 34), (23, 190, 207))
 MAX_LOG_LINES = 5000
+LR_DECIMALS = 6
+MAX_SEED = 2**31 - 1  # QSpinBox's limit
 
 
 class TrainerTab(QWidget):
@@ -87,23 +90,49 @@ class TrainerTab(QWidget):
             self.split_box.addItem(name, name)
             self.split_box.setItemData(self.split_box.count() - 1, split.description, Qt.ItemDataRole.ToolTipRole)
         self.preset_box = QComboBox()
-        self.preset_box.addItems(PRESETS)
+        for preset in PRESETS.values():
+            self.preset_box.addItem(preset.name)
+            self.preset_box.setItemData(self.preset_box.count() - 1, preset.description, Qt.ItemDataRole.ToolTipRole)
+        self.preset_box.setCurrentText(DEFAULT_PRESET)
         self.preset_box.currentIndexChanged.connect(self._preset_changed)
+        self.defaults_label = QLabel()
+        self.defaults_label.setWordWrap(True)
         self.beta_box = QComboBox()
         self.beta_box.setEditable(True)
         for beta in BETAS:
             self.beta_box.addItem(f"{beta:g}", beta)
-        self.beta_box.setCurrentIndex(BETAS.index(0.2))
+        self.beta_box.setCurrentIndex(BETAS.index(DEFAULT_BETA))
         self.epoch_boxes = [QSpinBox() for _ in STAGES]
         for box in self.epoch_boxes:
             box.setRange(0, 1000)
         self.batch_box = QSpinBox()
         self.batch_box.setRange(1, MAX_BATCH)  # what `dtmr train --batch` accepts
+        self.batch_box.setToolTip("quadruplets per optimizer step, over all processes")
         self.lr_box = QDoubleSpinBox()
-        self.lr_box.setDecimals(6)
+        self.lr_box.setDecimals(LR_DECIMALS)
         self.lr_box.setRange(1e-6, 1.0)
         self.lr_box.setSingleStep(1e-4)
-        self.lr_box.setValue(DEFAULT_LR)
+        self.quadruplets_box = QSpinBox()
+        self.quadruplets_box.setRange(0, MAX_QUADRUPLETS)  # 0: the library's default
+        self.quadruplets_box.setSpecialValueText(f"2× the training clips, ≤ {MAX_DEFAULT_QUADRUPLETS:,}")
+        self.quadruplets_box.setToolTip("quadruplets per epoch (--quadruplets)")
+        self.seed_box = QSpinBox()
+        self.seed_box.setRange(0, MAX_SEED)
+        self.seed_box.setValue(DEFAULT_SEED)
+        self.naive_residual_box = QCheckBox("naive residual (--model-option residual=naive)")
+        self.naive_residual_box.setToolTip("blend the decoder output with the source retargeted to the reference's "
+                                           "bone lengths instead of the source itself")
+        self.warm_critics_box = QCheckBox("warm the output critics in stage 2 (--warm-output-critics)")
+        self.adversary_lr_box = QDoubleSpinBox()
+        self.adversary_lr_box.setDecimals(LR_DECIMALS)
+        self.adversary_lr_box.setRange(0.0, 1.0)  # 0: the stage's rate
+        self.adversary_lr_box.setSingleStep(1e-4)
+        self.adversary_lr_box.setSpecialValueText("the stage's")
+        self.adversary_lr_box.setToolTip("learning rate of the output identity adversary (--output-adversary-lr)")
+        self.loss_weights_edit = QLineEdit()
+        self.loss_weights_edit.setPlaceholderText("e.g. output_action_ce=0, output_identity_adversary=1")
+        self.loss_weights_edit.setToolTip("replace loss terms' published weights (--loss-weight TERM=W; "
+                                          "terms: docs/losses.md)")
         self.device_box = QComboBox()
         self.out_edit = QLineEdit()
         self.out_edit.setPlaceholderText("folder for checkpoints")
@@ -135,10 +164,17 @@ class TrainerTab(QWidget):
         form.addRow("Data", data_row)
         form.addRow("Split", self.split_box)
         form.addRow("Preset", self.preset_box)
+        form.addRow("", self.defaults_label)
         form.addRow("β", self.beta_box)
         form.addRow("Epochs", epochs_row)
         form.addRow("Batch", self.batch_box)
         form.addRow("Learning rate", self.lr_box)
+        form.addRow("Quadruplets", self.quadruplets_box)
+        form.addRow("Seed", self.seed_box)
+        form.addRow("Residual", self.naive_residual_box)
+        form.addRow("Output critics", self.warm_critics_box)
+        form.addRow("Output adversary lr", self.adversary_lr_box)
+        form.addRow("Loss weights", self.loss_weights_edit)
         form.addRow("Device", self.device_box)
         form.addRow("Output", out_row)
         buttons = QHBoxLayout()
@@ -196,10 +232,16 @@ class TrainerTab(QWidget):
             self.device_box.addItem(device, (device, 1))
 
     def _preset_changed(self) -> None:
-        preset = self.preset_box.currentText()
-        for box, epochs in zip(self.epoch_boxes, DEFAULT_EPOCHS[preset]):
+        """Show the library's defaults of the chosen preset; fields left at them are not passed."""
+        preset = PRESETS[self.preset_box.currentText()]
+        for box, epochs in zip(self.epoch_boxes, preset.epochs):
             box.setValue(epochs)
-        self.batch_box.setValue(DEFAULT_BATCH[preset])
+        self.batch_box.setValue(preset.batch)
+        self.lr_box.setValue(preset.base_lr)
+        self.defaults_label.setText(
+            f"{preset.name}: {preset.description}. Defaults: epochs {','.join(map(str, preset.epochs))}, learning "
+            f"rate {preset.base_lr:g}, batch {preset.batch}; `dtmr train` applies them itself, only changes are "
+            "passed.")
 
     def _browse_data(self) -> None:
         path, _ = QFileDialog.getOpenFileName(self, "Training data", self.data_edit.text(),
@@ -219,14 +261,31 @@ class TrainerTab(QWidget):
             beta = float(beta_text)
         except ValueError:
             raise ValueError(f"β must be a number, got {beta_text!r}") from None
+        preset = PRESETS[self.preset_box.currentText()]
+        epochs = tuple(box.value() for box in self.epoch_boxes)
+        batch, lr = self.batch_box.value(), self.lr_box.value()
         config = TrainingConfig(
-            data=self.data_edit.text().strip(), split=self.split_box.currentData(),
-            preset=self.preset_box.currentText(), beta=beta, out=self.out_edit.text().strip(),
-            epochs=tuple(box.value() for box in self.epoch_boxes), batch=self.batch_box.value(),
-            lr=self.lr_box.value(), device=device, gpus=gpus, resume=resume,
+            data=self.data_edit.text().strip(), split=self.split_box.currentData(), preset=preset.name, beta=beta,
+            out=self.out_edit.text().strip(), device=device, gpus=gpus, resume=resume,
+            epochs=None if epochs == preset.epochs else epochs,
+            batch=None if batch == preset.batch else batch,
+            lr=None if round(lr, LR_DECIMALS) == round(preset.base_lr, LR_DECIMALS) else lr,
+            quadruplets=self.quadruplets_box.value() or None,
+            seed=None if self.seed_box.value() == DEFAULT_SEED else self.seed_box.value(),
+            naive_residual=self.naive_residual_box.isChecked(),
+            warm_output_critics=self.warm_critics_box.isChecked(),
+            output_adversary_lr=self.adversary_lr_box.value() or None,
+            loss_weights=parse_loss_weights(self.loss_weights_edit.text()),
         )
         config.validate()
         return config
+
+    def _form_widgets(self) -> list[QWidget]:
+        """Every field and browse button: locked while a run is running."""
+        return [self.data_edit, self.data_button, self.split_box, self.preset_box, self.beta_box, *self.epoch_boxes,
+                self.batch_box, self.lr_box, self.quadruplets_box, self.seed_box, self.naive_residual_box,
+                self.warm_critics_box, self.adversary_lr_box, self.loss_weights_edit, self.device_box,
+                self.out_edit, self.out_button]
 
     # --- running -------------------------------------------------------------------------------------
     @property
@@ -331,7 +390,7 @@ class TrainerTab(QWidget):
         self.resume_button.setEnabled(not running)
         self.cancel_button.setEnabled(running)
         self.load_button.setEnabled(not running and self.trained_checkpoint() is not None and self.progress.done)
-        for widget in (self.data_edit, self.preset_box, self.beta_box, self.out_edit, self.device_box):
+        for widget in self._form_widgets():
             widget.setEnabled(not running)
 
     # --- display -------------------------------------------------------------------------------------

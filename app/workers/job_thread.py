@@ -12,15 +12,12 @@ from __future__ import annotations
 
 import threading
 import traceback
-from collections.abc import Callable
 from typing import Any
 
 from PySide6.QtCore import QThread, Signal
 
-from ..core.cancel import CancelToken, JobCancelled
+from ..core.cancel import CancelToken, Job, JobCancelled
 from .job_errors import ChildJobError, one_line_error
-
-Job = Callable[[Any, CancelToken, Callable[[int, int, str], None]], Any]
 
 
 class JobThread(QThread):
@@ -37,6 +34,7 @@ class JobThread(QThread):
         self.setObjectName(name)
         self._job = job
         self._lock = threading.Condition()
+        #: requests are `Any`: every kind of job passes through (`app.core.cancel.Job`)
         self._pending: tuple[int, Any] | None = None
         self._running: tuple[int, CancelToken] | None = None
         self._next_id = 0

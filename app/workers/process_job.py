@@ -31,7 +31,7 @@ import traceback
 from collections.abc import Callable
 from typing import Any
 
-from ..core.cancel import CancelToken, JobCancelled, ProgressFn
+from ..core.cancel import CancelToken, Job, JobCancelled, ProgressFn
 from ..core.cpu_sharing import model_threads
 from .job_errors import ChildJobError, one_line_error
 
@@ -57,7 +57,7 @@ class _ChildToken:
             raise JobCancelled()
 
 
-def _serve(factory: Callable[[], Any], conn, cancelled_up_to, threads: int, preload: tuple[str, ...]) -> None:
+def _serve(factory: Callable[[], Job], conn, cancelled_up_to, threads: int, preload: tuple[str, ...]) -> None:
     """The child's loop: import `preload`, build the job, then answer (request id, request) messages until
     None arrives."""
     try:
@@ -103,7 +103,7 @@ class ProcessJob:
     """``ProcessJob(factory, name)(request, token, progress)`` runs ``factory()(request, ...)`` in a child,
     which starts now and starts again after it died."""
 
-    def __init__(self, factory: Callable[[], Any], name: str, threads: int | None = None,
+    def __init__(self, factory: Callable[[], Job], name: str, threads: int | None = None,
                  preload: tuple[str, ...] = ()) -> None:
         self._factory = factory
         self.name = name
@@ -121,6 +121,7 @@ class ProcessJob:
         """The child's process id; None once it has ended or after `close()`."""
         return self._process.pid if self._process is not None and self._process.is_alive() else None
 
+    # request and result are `Any`: every kind of job passes through (`app.core.cancel.Job`)
     def __call__(self, request: Any, token: CancelToken, progress: ProgressFn) -> Any:
         self._start()
         self._next_id += 1

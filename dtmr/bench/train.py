@@ -3,8 +3,8 @@
 For planning runs (a GPU lease is minutes long; a CPU run can be a day): each method's trainer is built
 exactly as `dtmr train` builds it, on the given data, and a few optimizer steps of each stage are timed
 after one warm-up step. The projection is seconds per step × steps per epoch × the stage's epochs, for
-the published schedules (DisentangledTMR 20/15/20 or 4/4/3 by preset, DMR 225 and PMR 295 epochs); the
-per-step figures scale to any other schedule.
+the published schedules (DisentangledTMR's by preset, docs/training.md "Presets"; DMR 225 and PMR 295
+epochs); the per-step figures scale to any other schedule.
 
 DisentangledTMR's stages 2 and 3 draw teacher forcing per batch, and a teacher-forced batch decodes all
 64 frames in one pass while a free-running one decodes them one by one, so the two are timed apart and
@@ -20,6 +20,7 @@ import tempfile
 import time
 
 from ..cli.arguments import positive_int
+from ..train.presets import PRESETS
 
 METHODS = ("dtmr", "dmr", "pmr")
 
@@ -32,7 +33,7 @@ def register(subparsers) -> None:
     parser.add_argument("--split", required=True, metavar="NAME")
     parser.add_argument("--methods", default=",".join(METHODS), metavar="LIST",
                         help="comma-separated, of dtmr, dmr, pmr (default: all three)")
-    parser.add_argument("--preset", default="paper", choices=("paper", "small"), help="DisentangledTMR preset")
+    parser.add_argument("--preset", default="paper", choices=list(PRESETS), help="DisentangledTMR preset")
     parser.add_argument("--batch", type=positive_int, default=None,
                         help="batch of every method: quadruplets per step, clips in DMR/PMR's unpaired stages "
                              "(default: each trainer's, 32)")

@@ -4,7 +4,8 @@ into a release and its key `OUT.key.json`, resumable (see dtmr/release/anonymize
 from __future__ import annotations
 
 import argparse
-import sys
+
+from ..terminal import Progress
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -39,20 +40,10 @@ def run(args: argparse.Namespace) -> int:
 
     options = ReleaseOptions(keep=parse_keep(args.keep), length=parse_length(args.length),
                              with_provenance=args.with_provenance)
-    tty = sys.stderr.isatty()
-
-    def progress(done: int, total: int) -> None:
-        if tty:
-            width = 30
-            filled = width * done // total
-            print(f"\ranonymizing [{'#' * filled}{'.' * (width - filled)}] {done}/{total}", end="",
-                  file=sys.stderr, flush=True)
-
-    out = anonymize_source(args.input, args.output, model=args.model, method=args.method,
-                           references=args.references, seed=args.seed, device=args.device, options=options,
-                           overwrite=args.overwrite, progress=progress)
-    if tty:
-        print(file=sys.stderr)
+    with Progress("anonymizing") as progress:
+        out = anonymize_source(args.input, args.output, model=args.model, method=args.method,
+                               references=args.references, seed=args.seed, device=args.device, options=options,
+                               overwrite=args.overwrite, progress=progress)
     what = "internal library WITH PROVENANCE (not for publication)" if args.with_provenance else "release"
     print(f"wrote {what} {out}")
     print(f"wrote its key {key_path_for(out)} (private: it re-identifies every clip; do not publish it)")

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import sys
-import time
 from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
@@ -15,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from ..errors import DtmrError, InputError
 from ..skeleton import topology_names
+from ..terminal import Progress
 from .arguments import positive_int
 
 if TYPE_CHECKING:
@@ -83,11 +83,8 @@ def describe(path: str | Path) -> dict:
         skeleton = read_skeleton_file(path)
         source = InMemoryClipSource(str(path), "ntu-skeleton", "ntu25", [skeleton.to_clip()])
     else:
-        progress = _Progress(f"reading {path}")
-        try:
+        with Progress(f"reading {path}") as progress:
             source = open_clip_source(path, progress=progress)
-        finally:
-            progress.clear()
     with closing(source):
         table = source.metadata_table()
         summary = {
@@ -152,25 +149,6 @@ def run_info(args) -> int:
 
 
 # -- import ---------------------------------------------------------------------------------------------
-class _Progress:
-    """A counter rewritten in place on stderr, only when stderr is a terminal (so errors stay one line)."""
-
-    def __init__(self, what: str):
-        self.what = what
-        self.shown = 0.0
-        self.enabled = sys.stderr.isatty()
-
-    def __call__(self, done: int, total: int) -> None:
-        now = time.monotonic()
-        if self.enabled and total > 1 and (now - self.shown > 0.2 or done == total):
-            self.shown = now
-            print(f"\r{self.what}: {done}/{total}", end="", file=sys.stderr, flush=True)
-
-    def clear(self) -> None:
-        if self.shown:
-            print("\r\033[K", end="", file=sys.stderr, flush=True)
-
-
 @dataclass
 class _Input:
     """One import input: `.skeleton` files (read one at a time) or an open clip source."""
@@ -222,7 +200,7 @@ def run_import(args) -> int:
     check_output(args.output, kind="clip-library", inputs=args.paths, overwrite=args.overwrite)
 
     inputs: list[_Input] = []
-    progress = _Progress(f"importing into {args.output}")
+    progress = Progress(f"importing into {args.output}")
 
     def clips():
         done, total = 0, sum(len(item) for item in inputs)
@@ -238,7 +216,7 @@ def run_import(args) -> int:
         action_names = _common_action_names(inputs)
         library = ClipLibrary.create(args.output, clips(), topology=args.topology, action_names=action_names)
     finally:
-        progress.clear()
+        progress.close()
         for item in inputs:
             if item.source is not None:
                 item.source.close()

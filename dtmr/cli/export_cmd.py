@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
-from ..errors import DtmrError, InputError
+from ..errors import CheckpointError, DtmrError, InputError
+from ..terminal import Progress
 
 REFERENCE_SEPARATOR = "::"
 #: `dtmr.render.camera.PRESETS` (listed here so that building the parser does not import the renderer)
@@ -45,6 +45,12 @@ def register(subparsers) -> None:
     )
     parser.add_argument("source", metavar="SOURCE", help=".skeleton file, folder of them, .npz data set or .h5 library")
     parser.add_argument("--model", metavar="CKPT", help="anonymizer checkpoint (not with a release)")
+    parser.add_argument(
+        "--full-model", metavar="CKPT",
+        help="the beta = 1 checkpoint whose full decoder output is the retargeted panel (default: the beta = 1 "
+        "checkpoint of the model's method and topology next to --model or among the bundled models, as in the "
+        "Studio; without one, the model's own decoder output, and the panel title says so)",
+    )
     parser.add_argument("--key", metavar="KEY", help="a release's key: show the released clip after its source")
     parser.add_argument("--raw", metavar="RAW", help="with --key: the raw clips the release was made from")
     parser.add_argument("--clip", default="0", metavar="ID", help="clip index or sample name in SOURCE (default 0)")
@@ -138,16 +144,6 @@ def _recognizers(args):
     return loaded
 
 
-def _progress_printer():
-    if not sys.stderr.isatty():
-        return None
-
-    def show(done: int, total: int) -> None:
-        print(f"\rrendering {done}/{total}", end="\n" if done == total else "", file=sys.stderr, flush=True)
-
-    return show
-
-
 def run(args) -> int:
     from ..io.outputs import check_output
     from ..render import FORMATS, comparison_length, export_video
@@ -158,7 +154,7 @@ def run(args) -> int:
         raise InputError(output, f"unsupported video format {output.suffix or '(none)'!r}: use .gif or .mp4")
     if args.size is not None:
         check_frame_size(args.size)
-    inputs = [p for p in (args.source, args.model, args.key, args.raw) if p is not None]
+    inputs = [p for p in (args.source, args.model, args.full_model, args.key, args.raw) if p is not None]
     inputs += [_split_reference(args.reference)[0]] if args.reference else []
     check_output(output, kind="video", inputs=inputs, overwrite=args.overwrite)
     if _is_release_file(args.source):
@@ -167,8 +163,8 @@ def run(args) -> int:
         panels, fps = _comparison_panels(args)
     frames = frame_range(args.frames, comparison_length(p.num_frames for p in panels))
     fps = args.fps or fps
-    export_video(output, panels, frames=frames, fps=fps, size=args.size, preset=args.camera,
-                 progress=_progress_printer())
+    with Progress("rendering") as progress:
+        export_video(output, panels, frames=frames, fps=fps, size=args.size, preset=args.camera, progress=progress)
     print(f"wrote {output} ({len(frames)} frames at {fps:g} fps)")
     return 0
 
@@ -187,8 +183,9 @@ def _release_panels(args):
     from ..release.release import open_release
     from ..render.comparison import action_names_of, release_panels
 
-    if args.model is not None or args.reference is not None:
-        raise DtmrError(f"{args.source} is a release: it is already anonymized (no --model or --reference)")
+    if args.model is not None or args.full_model is not None or args.reference is not None:
+        raise DtmrError(f"{args.source} is a release: it is already anonymized (no --model, --full-model or "
+                        "--reference)")
     if (args.key is None) != (args.raw is None):
         raise DtmrError("--key and --raw go together: the key says which raw clip each released clip came from")
     # without --key the release is shown alone, even when its key lies beside it
@@ -230,6 +227,42 @@ def _comparison_panels(args):
     finally:
         source.close()
     anonymizer = Anonymizer.from_checkpoint(args.model)
+    full_path = retargeting_model(args.model, args.full_model)
+    full_model = None if full_path is None or _same_file(full_path, args.model) else \
+        Anonymizer.from_checkpoint(full_path)
+    print(f"retargeted panel: {_retargeted_by(args.model, full_path, anonymizer.beta)}")
     recognizers = _recognizers(args)
     names = action_names_of(recognizers) or source_names
-    return build_comparison(clip, reference, anonymizer, recognizers, action_names=names), clip.fps
+    panels = build_comparison(clip, reference, anonymizer, recognizers, action_names=names, full_model=full_model)
+    return panels, clip.fps
+
+
+def retargeting_model(model: str | Path, full_model: str | Path | None = None) -> Path | None:
+    """The checkpoint whose decoder makes the retargeted panel of `model`: `full_model` (--full-model: a β = 1
+    retargeter of the model's topology), else the β = 1 partner `dtmr.models.pairing.full_model_for` finds
+    (the rule of the Studio's catalogue); None: the model's own decoder."""
+    from ..models.checkpoint_header import read_checkpoint_header
+    from ..models.pairing import full_model_for, is_full
+
+    if full_model is None:
+        found = full_model_for(model)
+        return None if found is None else found.path
+    full = read_checkpoint_header(full_model)
+    own = read_checkpoint_header(model)
+    if not is_full(full):
+        raise CheckpointError(full.path, f"--full-model must be a beta = 1 retargeter; this is {full.label}")
+    if full.topology != own.topology:
+        raise CheckpointError(full.path, f"--full-model has topology {full.topology}, the model {own.topology}")
+    return full.path
+
+
+def _same_file(a: str | Path, b: str | Path) -> bool:
+    return Path(a).resolve() == Path(b).resolve()
+
+
+def _retargeted_by(model: str, full: Path | None, beta: float) -> str:
+    """Which model made the retargeted panel, for the command's output."""
+    if full is not None:
+        return f"{model} (beta = 1)" if _same_file(full, model) else f"{full} (the beta = 1 model of {model})"
+    return (f"the decoder of {model} (beta = {beta:g}): no beta = 1 checkpoint of its method and topology next "
+            "to it or among the bundled models (--full-model names one)")

@@ -14,6 +14,16 @@ import os
 import sys
 from pathlib import Path
 
+from ..train.presets import (
+    BASELINE,
+    BETAS,
+    DEFAULT_BETA,
+    DEFAULT_PRESET,
+    DEFAULT_SEED,
+    MAX_DEFAULT_QUADRUPLETS,
+    PRESETS,
+)
+
 EVENTS_FILE = "events.jsonl"
 #: bounds of the sizes a user gives (issue 23): the paper trains with 32 quadruplets a step and at most 50k an
 #: epoch; an epoch's quadruplet indices alone take 32 bytes each, a step's clips 4 x 64 frames x J x 3 floats
@@ -54,7 +64,8 @@ def _model_option(text: str) -> tuple[str, object]:
         return key, value
 
 
-def _loss_weight(text: str) -> tuple[str, float]:
+def parse_loss_weight(text: str) -> tuple[str, float]:
+    """One `--loss-weight TERM=W` (also read by the Studio's Trainer tab)."""
     term, sep, value = text.partition("=")
     try:
         if sep and term:
@@ -64,14 +75,13 @@ def _loss_weight(text: str) -> tuple[str, float]:
     raise argparse.ArgumentTypeError(f"expected TERM=WEIGHT (a number), got {text!r}")
 
 
-def _common(p: argparse.ArgumentParser) -> None:
+def _common(p: argparse.ArgumentParser, batch_help: str, lr_help: str) -> None:
     p.add_argument("--data", required=True, help="an .h5 library, .npz data set, .skeleton file or folder")
     p.add_argument("--split", required=True, help="named split (nwucla, uiprmd, ntu_cv, ntu_cs, synthetic)")
-    p.add_argument("--batch", type=_bounded_int(MAX_BATCH),
-                   help=f"batch size (DisentangledTMR: quadruplets per step), at most {MAX_BATCH}")
-    p.add_argument("--lr", type=float, help="base learning rate")
+    p.add_argument("--batch", type=_bounded_int(MAX_BATCH), help=f"{batch_help}; at most {MAX_BATCH}")
+    p.add_argument("--lr", type=float, help=lr_help)
     p.add_argument("--device", help="cpu, cuda or cuda:N (default: CUDA when available)")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=int, default=DEFAULT_SEED, help=f"(default {DEFAULT_SEED})")
     p.add_argument("--resume", action="store_true", help="continue the run in --out from its last epoch")
     p.add_argument("--overwrite", action="store_true",
                    help="train into --out even if it holds files that are not a training run's")
@@ -79,19 +89,29 @@ def _common(p: argparse.ArgumentParser) -> None:
 
 
 def register(sub: argparse._SubParsersAction) -> None:
+    by_preset = "; ".join(f"{p.name} {','.join(map(str, p.epochs))} epochs at {p.base_lr:g}, batch {p.batch}"
+                          for p in PRESETS.values())
     p = sub.add_parser("train", help="train DisentangledTMR (or the DMR/PMR baselines) on a split")
-    _common(p)
+    _common(p, f"quadruplets per step (DisentangledTMR; default: the preset's) or clips per step (DMR/PMR; "
+               f"default {BASELINE.batch})",
+            f"base learning rate (default: the preset's for DisentangledTMR, {BASELINE.lr:g} for DMR/PMR)")
     p.add_argument("--out", required=True, help="output folder (model.pt, train_state.pt, events.jsonl)")
     p.add_argument("--method", choices=["dtmr", "dmr", "pmr"], default="dtmr")
-    p.add_argument("--preset", choices=["small", "paper"], default="small")
-    p.add_argument("--beta", type=float, default=0.2, help="partial-retargeting ratio, fixed for the model")
-    p.add_argument("--epochs", type=_ints, help="epochs per stage, e.g. 20,15,20 (PMR: 6 stages, DMR: 4)")
+    p.add_argument("--preset", choices=list(PRESETS), default=DEFAULT_PRESET,
+                   help=f"DisentangledTMR's sizes and schedule (default {DEFAULT_PRESET}): {by_preset}")
+    p.add_argument("--beta", type=float, default=DEFAULT_BETA,
+                   help=f"partial-retargeting ratio, fixed for the model (default {DEFAULT_BETA:g}; "
+                        f"the project trains {', '.join(f'{b:g}' for b in BETAS)})")
+    p.add_argument("--epochs", type=_ints,
+                   help="epochs per stage, e.g. 20,15,20 (default: the preset's; DMR 4 and PMR 6 stages, "
+                        "default: their public schedule)")
     p.add_argument("--quadruplets", type=_bounded_int(MAX_QUADRUPLETS),
-                   help=f"quadruplets per epoch (default: 2x the training clips, <= 50k; at most {MAX_QUADRUPLETS:,})")
+                   help=f"quadruplets per epoch (DisentangledTMR default: 2x the training clips, at most "
+                        f"{MAX_DEFAULT_QUADRUPLETS:,}; DMR/PMR: the training clips); at most {MAX_QUADRUPLETS:,}")
     p.add_argument("--topology", help="train on this joint set (ntu25 maps other sets to it)")
     p.add_argument("--model-option", type=_model_option, action="append", default=[], metavar="KEY=VALUE",
                    help="override a DTMRConfig field of the preset, e.g. decoder_layers=2 (JSON values)")
-    p.add_argument("--loss-weight", type=_loss_weight, action="append", default=[], metavar="TERM=W",
+    p.add_argument("--loss-weight", type=parse_loss_weight, action="append", default=[], metavar="TERM=W",
                    help="replace a loss term's published weight in every stage that uses it, "
                         "e.g. output_identity_adversary=2 (DisentangledTMR; terms: docs/losses.md)")
     p.add_argument("--output-adversary-lr", type=float, metavar="X",
@@ -103,7 +123,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run_train)
 
     r = sub.add_parser("train-recognizer", help="train an SGN action or subject recognizer on a split")
-    _common(r)
+    _common(r, "clips per step", "learning rate")
     r.add_argument("--task", choices=["action", "subject"], required=True)
     r.add_argument("--out", required=True, help="output folder (<task>.pt, train_state.pt, events.jsonl)")
     r.add_argument("--epochs", type=int, help="epochs (default 60)")
@@ -186,22 +206,22 @@ def run_train(args: argparse.Namespace) -> int:
             if args.epochs is not None and len(args.epochs) != 3:
                 raise DtmrError("DisentangledTMR has 3 stages: give --epochs a,b,c")
             config = TrainConfig(data=str(args.data), split=args.split, out=str(args.out), preset=args.preset,
-                                 beta=args.beta, epochs=args.epochs, batch=args.batch or 32, lr=args.lr,
-                                 device=args.device, seed=args.seed, quadruplets_per_epoch=args.quadruplets,
+                                 beta=args.beta, epochs=args.epochs, batch=args.batch or PRESETS[args.preset].batch,
+                                 lr=args.lr, device=args.device, seed=args.seed, quadruplets_per_epoch=args.quadruplets,
                                  topology=args.topology, model_overrides=dict(args.model_option),
                                  loss_weights=dict(args.loss_weight),
                                  output_adversary_lr=args.output_adversary_lr,
                                  warm_output_critics=args.warm_output_critics)
             trainer = DTMRTrainer(config, data, ctx, events, resume=args.resume)
         else:
-            from ..train.baseline_trainer import DEFAULT_BATCH, DEFAULT_LR, BaselineTrainer
+            from ..train.baseline_trainer import BaselineTrainer
 
             if args.loss_weight or args.output_adversary_lr is not None or args.warm_output_critics:
                 raise DtmrError("--loss-weight, --output-adversary-lr and --warm-output-critics apply to "
                                 "DisentangledTMR (--method dtmr) only")
 
             trainer = BaselineTrainer(args.method, data, args.out, ctx, epochs=args.epochs,
-                                      batch=args.batch or DEFAULT_BATCH, lr=args.lr or DEFAULT_LR, seed=args.seed,
+                                      batch=args.batch or BASELINE.batch, lr=args.lr or BASELINE.lr, seed=args.seed,
                                       quadruplets_per_epoch=args.quadruplets, events=events, resume=args.resume)
         trainer.run()
     return 0

@@ -36,6 +36,7 @@ import numpy as np
 import torch
 
 from ..data.clip import Clip
+from ..data.reference_pool import ReferencePool
 from ..train.data import TrainingData
 from .attacks import (
     SAMPLES,
@@ -46,7 +47,7 @@ from .attacks import (
 from .geometry import geometry_metrics
 from .methods import EvalMethod
 from .metrics import summarize
-from .references import draw_references, paired_targets
+from .references import paired_targets
 
 ACCURACY_KEYS = ("ar_top1", "ar_top5", "ri_top1", "ri_top5", "ar_retrained_top1", "ri_adaptive_top1",
                  "ri_adaptive_worst", "linkage")
@@ -76,8 +77,8 @@ class SeedDraw:
 def draw_seed(data: TrainingData, seed: int) -> SeedDraw:
     rng = np.random.default_rng(np.random.SeedSequence([seed, 0xD7]))
     test, train = data.test, data.train
-    test_refs = draw_references(test.subjects, test.subjects, rng)
-    train_refs = draw_references(train.subjects, train.subjects, rng)
+    test_refs = ReferencePool(test.subjects).draw_all(rng)
+    train_refs = ReferencePool(train.subjects).draw_all(rng)
     targets = paired_targets(test.actions, test.views, test.subjects[test_refs], test.subjects, test.actions,
                              test.views)
     return SeedDraw(seed, test_refs, train_refs, targets)

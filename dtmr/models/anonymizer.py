@@ -30,7 +30,7 @@ from torch import nn
 from ..data.clip import Clip
 from ..errors import DtmrError, InputError
 from ..skeleton import NTU25, Normalization, Topology, normalize, to_ntu25
-from .baselines.naive import naive_retarget
+from ..skeleton.retarget import naive_retarget
 from .checkpoint import build_model_from_checkpoint, load_checkpoint
 from .interface import blend_release
 

@@ -7,7 +7,10 @@ A checkpoint is `torch.save` of a plain dict (docs/ARCHITECTURE.md):
 
 It is untrusted input: `load_checkpoint` uses `torch.load(weights_only=True)`, so a pickle that would
 call a Python function (e.g. `os.system` through `__reduce__`) is refused, and every failure (missing,
-truncated, corrupted, wrong layout) is a `CheckpointError` naming the file.
+truncated, corrupted, wrong layout) is a `CheckpointError` naming the file. `read_checkpoint_header`
+(`checkpoint_header`, importable without torch) reads the same file memory-mapped for its metadata only
+(method, β, task, topology, preset): the tensors are never read, so a model list of large checkpoints
+costs milliseconds and builds no model.
 
 Methods register a builder, `register_method("dtmr", builder)`, where `builder(checkpoint) -> Module`
 constructs the (untrained) module from `checkpoint["config"]`, `["topology"]` and `["beta"]`;
@@ -18,9 +21,6 @@ imported; the modules listed in `_PROVIDERS` are imported on the first lookup of
 from __future__ import annotations
 
 import importlib
-import pickle
-import re
-import warnings
 from collections.abc import Callable
 from pathlib import Path
 
@@ -31,14 +31,18 @@ from torch import nn
 from ..errors import CheckpointError
 from ..io.atomic import atomic_write
 from ..skeleton import get_topology
+# the header half (layout, untrusted load, header) lives in checkpoint_header, which imports torch lazily
+from .checkpoint_header import (  # noqa: F401 - re-exported: callers import them from here
+    FORMAT,
+    METHOD_NAMES,
+    RECOGNIZER_METHOD,
+    VERSION,
+    CheckpointHeader,
+    load_untrusted,
+    read_checkpoint_header,
+    validate_checkpoint,
+)
 
-FORMAT = "dtmr-checkpoint"
-VERSION = 1
-
-_REQUIRED: dict[str, type | tuple[type, ...]] = {
-    "format": str, "version": int, "method": str, "config": dict, "topology": str,
-    "beta": (float, int, type(None)), "data": dict, "metrics": dict, "state_dict": dict,
-}
 
 Builder = Callable[[dict], nn.Module]
 _BUILDERS: dict[str, Builder] = {}
@@ -130,50 +134,11 @@ def save_checkpoint(path: str | Path, model: nn.Module, *, data: dict, metrics: 
 
 def load_checkpoint(path: str | Path, device: str | torch.device | None = None) -> dict:
     """Load and validate a checkpoint dict; tensors are mapped to `device` (CPU when None)."""
-    path = Path(path)
-    if not path.is_file():
-        raise CheckpointError(path, "no such checkpoint file")
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # the weights-only unpickler warns about pickle protocols
-            checkpoint = torch.load(path, map_location=device or "cpu", weights_only=True)
-    except pickle.UnpicklingError as exc:
-        blocked = re.search(r"GLOBAL (\S+)", str(exc))
-        if blocked:
-            raise CheckpointError(
-                path, f"refused to load: it references the Python object {blocked.group(1)}, which could run "
-                "code; checkpoints may hold only tensors and plain containers") from None
-        raise CheckpointError(path, "not a valid checkpoint (corrupted, or not written by torch.save)") from None
-    except Exception as exc:  # noqa: BLE001 - torch reports damage as RuntimeError, EOFError, KeyError, ...
-        detail = str(exc).split(".")[0].strip() or type(exc).__name__
-        raise CheckpointError(path, f"truncated or corrupted checkpoint ({detail})") from None
+    checkpoint = load_untrusted(Path(path), device, mmap=False)
     validate_checkpoint(checkpoint, path)
     return checkpoint
 
 
-def validate_checkpoint(checkpoint, path: str | Path | None = None) -> None:
-    """Raise CheckpointError unless `checkpoint` has the documented layout."""
-    if not isinstance(checkpoint, dict):
-        raise CheckpointError(path, f"not a DTMR checkpoint (holds a {type(checkpoint).__name__}, not a dict)")
-    if checkpoint.get("format") != FORMAT:
-        raise CheckpointError(path, f"not a DTMR checkpoint (format is {checkpoint.get('format')!r}, "
-                                    f"expected {FORMAT!r})")
-    for key, kind in _REQUIRED.items():
-        if key not in checkpoint:
-            raise CheckpointError(path, f"checkpoint lacks {key!r}")
-        if not isinstance(checkpoint[key], kind) or (kind is int and isinstance(checkpoint[key], bool)):
-            raise CheckpointError(path, f"checkpoint field {key!r} has the wrong type "
-                                        f"({type(checkpoint[key]).__name__})")
-    if checkpoint["version"] > VERSION:
-        raise CheckpointError(path, f"checkpoint version {checkpoint['version']} is newer than this program "
-                                    f"reads ({VERSION})")
-    bad = [k for k, v in checkpoint["state_dict"].items() if not isinstance(k, str) or not isinstance(v, torch.Tensor)]
-    if bad:
-        raise CheckpointError(path, f"state_dict entry {bad[0]!r} is not a named tensor")
-    try:
-        get_topology(checkpoint["topology"])
-    except KeyError as exc:
-        raise CheckpointError(path, exc.args[0]) from None
 
 
 def build_model_from_checkpoint(checkpoint: dict, *, source: str | Path | None = None) -> nn.Module:

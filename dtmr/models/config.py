@@ -43,6 +43,7 @@ _PRESET_TABLE: dict[str, tuple[object, object]] = {
     "decoder_heads":              (8,                        4),
     "decoder_ffn":                (2048,                     384),
 }
+#: the model half of each preset; its training half (epochs, rates, batch) is `dtmr.train.presets.PRESETS`
 PRESET_NAMES = ("paper", "small")
 RESIDUALS = ("source", "naive")
 

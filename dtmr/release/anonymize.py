@@ -40,6 +40,7 @@ import h5py
 import numpy as np
 
 from ..data.clip import Clip
+from ..data.reference_pool import ReferencePool
 from ..errors import DtmrError
 from ..eval.methods import PARAMETER_FREE, EvalMethod
 from ..io.atomic import atomic_write
@@ -96,17 +97,13 @@ def parse_keep(text: str) -> tuple[str, ...]:
 
 def reference_index(seed: int, index: int, source_subject: int | None, reference_subjects: np.ndarray,
                     same_source: bool) -> int:
-    """The reference of clip `index`: uniform over the reference clips of another subject."""
-    rng = np.random.default_rng(np.random.SeedSequence([seed, index]))
-    if source_subject is not None and source_subject >= 0:
-        candidates = np.flatnonzero(reference_subjects != source_subject)
-    else:
-        candidates = np.arange(len(reference_subjects))
-        if same_source:
-            candidates = candidates[candidates != index]
-    if candidates.size == 0:
-        raise DtmrError(f"no reference for clip {index}: no reference clip of another subject")
-    return int(candidates[rng.integers(candidates.size)])
+    """The reference of clip `index`: `ReferencePool.draw_keyed`, keyed by the clip's index."""
+    pick = ReferencePool(reference_subjects).draw_keyed(seed, index, source_subject, own=index if same_source else None)
+    if pick is None:
+        known = source_subject is not None and source_subject >= 0
+        raise DtmrError(f"no reference for clip {index}: "
+                        + ("no reference clip of another known subject" if known else "no other reference clip"))
+    return pick
 
 
 class _Method:

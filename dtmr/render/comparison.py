@@ -15,6 +15,7 @@ from pathlib import Path
 import numpy as np
 
 from ..data.clip import Clip
+from ..data.reference_pool import ReferencePool
 from ..errors import CheckpointError
 from ..resources import MODELS_DIR, resource_path
 from .panel import Panel
@@ -96,19 +97,25 @@ def build_comparison(
     recognizers: Recognizers | None = None,
     action_names: Mapping[int, str] | None = None,
     foot_sliding: bool = True,
+    full_model=None,
 ) -> list[Panel]:
     """Panels source, retargeted and released of `anonymizer` (a `dtmr.Anonymizer`) on `source`.
 
     `reference` lends its body (identity); `action_names` maps action labels to names for the titles
-    (default: the action recognizer's class names).
+    (default: the action recognizer's class names). The retargeted panel is the full decoder output of
+    `full_model` (the β = 1 partner of the anonymizer's checkpoint, `dtmr.models.pairing`) when given, else
+    the anonymizer's own; its title says which β the decoder that made it has.
     """
     retargeted, released = anonymizer.retarget_pair(source, reference)
+    maker = anonymizer if full_model is None else full_model
+    if maker is not anonymizer:
+        retargeted = maker.retarget_pair(source, reference)[0]
     names = dict(action_names) if action_names is not None else action_names_of(recognizers)
     described = describe_clip(source, names)
     body = f"body of subject {reference.subject}" if reference.subject is not None else f"body of {reference.name}"
     titled = [
         (source, " · ".join(filter(None, ["source", described]))),
-        (retargeted, f"retargeted (β = 1) · {body}"),
+        (retargeted, f"{retargeted_heading(maker.beta)} · {body}"),
         (released, f"released (β = {anonymizer.beta:g}) · {anonymizer.method}"),
     ]
     return [
@@ -120,6 +127,14 @@ def build_comparison(
         )
         for clip, title in titled
     ]
+
+
+def retargeted_heading(beta: float) -> str:
+    """"retargeted (β = 1)" for the output of a β = 1 model; for the own decoder of a model of another β
+    (no β = 1 partner was found), a heading that says so."""
+    if abs(beta - 1.0) < 1e-6:
+        return "retargeted (β = 1)"
+    return f"retargeted (decoder of the β = {beta:g} model)"
 
 
 def release_panels(released: Clip, source: Clip | None = None, recognizers: Recognizers | None = None,
@@ -144,17 +159,9 @@ def release_panels(released: Clip, source: Clip | None = None, recognizers: Reco
 
 
 def pick_reference(subjects: Sequence[int] | np.ndarray, index: int, seed: int = 0) -> int | None:
-    """A seeded random clip index whose subject differs from clip `index`'s; None when there is none.
+    """The default reference of `dtmr export --seed N` and the Studio: `ReferencePool(subjects).draw(index,
+    seed)`, a seeded uniform draw among the candidates of clip `index`; None when there is none.
 
-    `subjects` holds one subject label per clip, -1 where unknown. A clip of unknown subject might be
-    anyone, so it is never picked for a known source subject; for an unknown source any other clip is.
+    `subjects` holds one subject label per clip, -1 where unknown (the rule: `dtmr.data.reference_pool`).
     """
-    subjects = np.asarray(subjects)
-    own = subjects[index]
-    if own >= 0:
-        candidates = np.flatnonzero((subjects != own) & (subjects >= 0))
-    else:
-        candidates = np.delete(np.arange(subjects.size), index)
-    if candidates.size == 0:
-        return None
-    return int(np.random.default_rng(seed).choice(candidates))
+    return ReferencePool(subjects).draw(index, seed)

@@ -25,12 +25,11 @@ from ..models.checkpoint import save_checkpoint
 from .data import TrainingData
 from .distributed import DistributedContext
 from .loop import EpochTrainer, epoch_rng
+from .presets import BASELINE
 from .progress import EventWriter
 
-#: the public code's lr (1e-5) is tuned for 295 GPU epochs; the May-2024 runs used 1e-4, which suits the
-#: short CPU schedules we can afford
-DEFAULT_LR = 1e-4
-DEFAULT_BATCH = 32
+#: the defaults of `--method dmr|pmr` (why 1e-4: dtmr/train/presets.py)
+DEFAULT_LR, DEFAULT_BATCH = BASELINE.lr, BASELINE.batch
 
 
 class BaselineTrainer(EpochTrainer):

@@ -47,13 +47,13 @@ from .distributed import DistributedContext
 from .heads import AuxiliaryHeads, Critics
 from .loop import EpochTrainer, epoch_rng
 from .progress import EventWriter
+from .presets import DEFAULT_BETA, DEFAULT_PRESET, DEFAULT_SEED, PRESETS, quadruplets_per_epoch
 from .schedules import StageSpec, dtmr_stages, per_batch_teacher_forcing
 
 #: quadruplet roles (dtmr/data/quadruplets.py): x[:, 0] = (P1,A1), 1 = (P1,A2), 2 = (P2,A1), 3 = (P2,A2)
 #: decoding pairs: (action clip, identity clip, target clip); the first two are cross pairs
 DECODE_PAIRS = ((0, 3, 2), (3, 0, 1), (0, 1, 0), (3, 2, 3))
 CROSS_PAIRS = 2
-DEFAULT_QUADRUPLETS_PER_EPOCH = 50_000  # NTU60 in the paper
 #: stage-2 terms, computed on the blended output against the target
 RECONSTRUCTION_TERMS = ("mse", "end_effector", "bone", "velocity", "smoothness", "foot_contact", "joint_range")
 
@@ -63,13 +63,13 @@ class TrainConfig:
     data: str
     split: str
     out: str
-    preset: str = "small"
-    beta: float = 0.2
+    preset: str = DEFAULT_PRESET
+    beta: float = DEFAULT_BETA
     epochs: tuple[int, int, int] | None = None
-    batch: int = 32  # quadruplets per optimizer step, over all processes
+    batch: int = PRESETS[DEFAULT_PRESET].batch  # quadruplets per optimizer step, over all processes
     lr: float | None = None
     device: str | None = None
-    seed: int = 0
+    seed: int = DEFAULT_SEED
     quadruplets_per_epoch: int | None = None  # default: twice the training clips, at most 50k
     topology: str | None = None
     model_overrides: dict = field(default_factory=dict)  # DTMRConfig fields (tests use tiny models)
@@ -233,8 +233,7 @@ class DTMRTrainer(EpochTrainer):
         self.train_subjects = torch.from_numpy(data.subject_classes(data.train.subjects))
         self.train_actions = torch.from_numpy(data.action_classes(data.train.actions))
         self.train_fps = torch.from_numpy(data.train.fps)
-        n_quads = config.quadruplets_per_epoch or min(DEFAULT_QUADRUPLETS_PER_EPOCH, 2 * len(data.train))
-        self.quadruplets_per_epoch = max(config.batch, n_quads - n_quads % config.batch)
+        self.quadruplets_per_epoch = quadruplets_per_epoch(config.quadruplets_per_epoch, len(data.train), config.batch)
         self.sampler_metadata = data.train.sampler_metadata()
         QuadrupletSampler(self.sampler_metadata, seed=0)  # fail early when no quadruplet exists
         self.optimizers: dict[str, torch.optim.Optimizer] = {}

@@ -1,7 +1,7 @@
 """Training progress as JSON lines: one `ProgressEvent` per line, flushed as it happens.
 
 The trainer writes events with `EventWriter` (to stdout, to a log file, or both); the CLI turns them into
-one updating terminal line with `ProgressBar`; the Studio's trainer tab reads the same lines from the
+one updating terminal line with `ProgressBar` (drawn by `dtmr.terminal`, like every `dtmr` progress line); the Studio's trainer tab reads the same lines from the
 training subprocess' stdout with `EventStreamParser`. Stdlib only, so the Studio can parse events without
 importing torch.
 
@@ -16,12 +16,13 @@ from __future__ import annotations
 
 import json
 import math
-import shutil
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TextIO
+
+from ..terminal import TerminalLine, bar
 
 EVENT_KINDS = ("start", "step", "epoch", "stage", "checkpoint", "done", "error")
 _INT_FIELDS = ("stage", "epoch", "epochs", "step", "steps")
@@ -220,12 +221,8 @@ def _position(event: ProgressEvent) -> str:
 def format_event(event: ProgressEvent, width: int = 100) -> str:
     """One line, at most `width` characters, describing the event (a bar for "step" events)."""
     if event.kind == "step":
-        bar = ""
-        if event.step is not None and event.steps:
-            fraction = min(max(event.step / event.steps, 0.0), 1.0)
-            filled = int(round(20 * fraction))
-            bar = f"[{'#' * filled}{'.' * (20 - filled)}] {event.step}/{event.steps}"
-        fields = [_position(event), bar, _format_losses(event.losses)]
+        counter = bar(event.step, event.steps) if event.step is not None and event.steps else ""
+        fields = [_position(event), counter, _format_losses(event.losses)]
         if event.samples_per_s is not None:
             fields.append(f"{event.samples_per_s:.1f} samples/s")
         fields.append(f"ETA {format_duration(event.eta_s)}")
@@ -250,23 +247,11 @@ class ProgressBar:
     """
 
     def __init__(self, stream: TextIO, width: int | None = None):
-        self._stream = stream
-        self._tty = bool(getattr(stream, "isatty", lambda: False)())
-        self._width = width
-        self._bar_shown = False
-
-    def _columns(self) -> int:
-        return self._width or shutil.get_terminal_size().columns
+        self._line = TerminalLine(stream, width)
 
     def handle(self, event: ProgressEvent) -> None:
-        width = self._columns() - 1
+        text = format_event(event, self._line.width)
         if event.kind == "step":
-            if self._tty:
-                self._stream.write("\r" + format_event(event, width).ljust(width))
-                self._stream.flush()
-                self._bar_shown = True
-            return
-        prefix = "\r" + " " * width + "\r" if self._bar_shown else ""
-        self._bar_shown = False
-        self._stream.write(prefix + format_event(event, width) + "\n")
-        self._stream.flush()
+            self._line.redraw(text)
+        else:
+            self._line.write_line(text)

@@ -21,20 +21,17 @@ from __future__ import annotations
 import random
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from types import MappingProxyType
 
 import numpy as np
 
 from ..errors import DtmrError
+from .presets import PRESETS
 
 INFERENCE_TEACHER_FORCING = 0.0
 #: Stage-2 encoders train at this fraction of the base learning rate.
 STAGE2_ENCODER_LR_FACTOR = 0.01
 #: Stage 3 trains everything at base / 10 (5e-5 for the paper, so the paper's base rate is 5e-4).
 STAGE3_LR_DIVISOR = 10.0
-
-PRESET_EPOCHS: Mapping[str, tuple[int, int, int]] = MappingProxyType({"paper": (20, 15, 20), "small": (4, 4, 3)})
-PRESET_BASE_LR: Mapping[str, float] = MappingProxyType({"paper": 5e-4, "small": 1e-3})
 
 
 @dataclass(frozen=True)
@@ -102,7 +99,7 @@ def dtmr_stages(
     preset: str = "paper", base_lr: float | None = None, epochs: tuple[int, int, int] | None = None,
     warm_output_critics: bool = False,
 ) -> tuple[StageSpec, StageSpec, StageSpec]:
-    """The three stages for a preset (`paper`: 20/15/20 epochs, base lr 5e-4; `small`: 4/4/3, 1e-3).
+    """The three stages for a preset (its epochs and base rate: `presets.PRESETS`).
 
     `base_lr` and `epochs` override the preset's values (e.g. from the trainer's command line).
     `warm_output_critics` (our option, not the paper's) also trains the output critics in stage 2, at the
@@ -110,10 +107,10 @@ def dtmr_stages(
     near chance, so the stage-3 terms that read them have little to push against. Stage 2's generator
     losses do not change.
     """
-    if preset not in PRESET_EPOCHS:
-        raise DtmrError(f"unknown training preset {preset!r} (known: {', '.join(sorted(PRESET_EPOCHS))})")
-    lr = PRESET_BASE_LR[preset] if base_lr is None else base_lr
-    e1, e2, e3 = PRESET_EPOCHS[preset] if epochs is None else epochs
+    if preset not in PRESETS:
+        raise DtmrError(f"unknown training preset {preset!r} (known: {', '.join(sorted(PRESETS))})")
+    lr = PRESETS[preset].base_lr if base_lr is None else base_lr
+    e1, e2, e3 = PRESETS[preset].epochs if epochs is None else epochs
     encoders_slow = lr * STAGE2_ENCODER_LR_FACTOR
     fine = lr / STAGE3_LR_DIVISOR
     stage3_parts = ("action_encoder", "identity_encoder", "decoder", "heads", "adversary", *OUTPUT_CRITICS)

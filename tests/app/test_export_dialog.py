@@ -102,11 +102,15 @@ def test_nothing_to_export_before_the_model_views(make_studio, qtbot):
     window.export_dialog.close()
 
 
-def test_gui_export_frames_equal_cli_export(make_studio, library_file, tmp_path, qtbot, monkeypatch):
-    """With a real checkpoint, the dialog and `dtmr export` write the same frames."""
+@pytest.mark.parametrize("with_full_model", [False, True])
+def test_gui_export_frames_equal_cli_export(make_studio, library_file, tmp_path, qtbot, monkeypatch, with_full_model):
+    """With real checkpoints, the dialog and `dtmr export` write the same frames: the retargeted panel comes
+    from the same model (the β = 1 partner when there is one, else the model's own decoder) with the same title."""
     models = tmp_path / "models"
     models.mkdir()
     checkpoint = save_tiny_dtmr_checkpoint(models / "dtmr_tiny_b02.pt", beta=0.2)
+    if with_full_model:
+        save_tiny_dtmr_checkpoint(models / "dtmr_tiny_b1.pt", beta=1.0, seed=1)
     empty_resources = tmp_path / "empty-resources"
     empty_resources.mkdir()  # must exist, or the bundled resources are used: the CLI finds no recognizers
     monkeypatch.setenv("DTMR_RESOURCES", str(empty_resources))

@@ -54,7 +54,8 @@ def test_catalog_sorts_by_beta_finds_full_model_and_lists_problems(tmp_path):
     assert len(catalog.problems) == 2 and any("broken.pt" in p for p in catalog.problems)
     b02 = catalog.find(models / "dtmr_b02.pt")
     assert catalog.full_model(b02).path.name == "dtmr_b1.pt"
-    assert catalog.full_model(catalog.find(models / "pmr.pt")).path.name == "dtmr_b1.pt"  # any β=1 as fallback
+    assert catalog.full_model(catalog.find(models / "pmr.pt")) is None  # a β=1 model of another method is no partner
+    assert catalog.full_model(catalog.find(models / "dtmr_b1.pt")).path.name == "dtmr_b1.pt"  # β=1 is its own
     result = scan_models(ScanRequest((models,), ()), CancelToken(), no_progress)
     assert result.devices[-1] == "cpu" and len(result.catalog.retargeters) == 3
 
@@ -67,3 +68,19 @@ def test_a_rewritten_checkpoint_is_a_new_entry(tmp_path):
     os.utime(path, (first.modified + 10, first.modified + 10))  # e.g. a resumed training run saved again
     second = read_checkpoint_info(path)
     assert first != second and first.path == second.path
+
+
+def test_the_studio_and_dtmr_export_pair_the_bundled_models_alike(monkeypatch):
+    """The retargeted view of every bundled model comes from the same checkpoint in both tools."""
+    from dtmr.cli.export_cmd import retargeting_model
+    from dtmr.resources import MODELS_DIR, resource_path
+
+    monkeypatch.delenv("DTMR_RESOURCES", raising=False)
+    catalog = build_catalog([resource_path(*MODELS_DIR)], [])
+    if not any(r.beta is not None and r.beta < 1 for r in catalog.retargeters):
+        pytest.skip("no bundled retargeter of β < 1")
+    for model in catalog.retargeters:
+        studio = catalog.full_model(model)
+        assert retargeting_model(model.path) == (None if studio is None else studio.path), model.label
+    b02 = next(r for r in catalog.retargeters if r.path.name == "dtmr_small_beta0.2.pt")
+    assert catalog.full_model(b02).path.name == "dtmr_small_beta1.0.pt"

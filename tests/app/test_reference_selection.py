@@ -1,29 +1,11 @@
-"""Reference pool (different subject), seeded draws, pinning; the Selection state's signals."""
+"""The Selection state: seeded reference draws from the pool (tests/data/test_reference_pool.py), pinning,
+and its signals."""
 
-import numpy as np
 import pytest
 
-from app.core.reference_pool import ReferencePool
 from app.state.selection import Selection
+from dtmr.render import pick_reference
 from studio_fakes import make_source
-
-
-def test_pool_excludes_the_source_subject_and_unknown_subjects():
-    pool = ReferencePool(np.array([0, 0, 1, 2, -1]))
-    assert pool.candidates(0).tolist() == [2, 3]
-    assert pool.candidates(4).tolist() == [0, 1, 2, 3]  # unknown source: every other clip
-    assert not pool.is_candidate(0, 1) and pool.is_candidate(0, 3) and not pool.is_candidate(0, 4)
-
-
-def test_draw_is_seeded_uniform_and_never_the_source_subject():
-    subjects = np.repeat(np.arange(5), 4)
-    pool = ReferencePool(subjects)
-    draws = [pool.draw(0, seed) for seed in range(400)]
-    assert draws[:50] == [pool.draw(0, seed) for seed in range(50)]
-    assert all(subjects[d] != 0 for d in draws)
-    counts = np.bincount(draws, minlength=20)[4:]
-    assert counts.min() > 8  # every candidate is drawn (uniform over 16)
-    assert ReferencePool(np.zeros(3)).draw(0, 1) is None
 
 
 def test_selection_draws_pins_and_keeps_a_valid_pin():
@@ -71,3 +53,15 @@ def test_pair_changed_fires_once_per_action_and_not_for_unpin():
     sel.unpin()
     assert len(pairs) == before
     assert pairs[0] == (None, None) and pairs[1][0] == 0 and len(pairs) == 3
+
+
+def test_the_studio_draws_the_reference_dtmr_export_draws_for_the_same_seed():
+    source = make_source(subjects=4, actions=2)
+    subjects = source.metadata_table()["subject"]
+    sel = Selection()
+    sel.set_library(source)
+    for index in range(len(source)):
+        sel.select_source(index)
+        for seed in range(5):
+            sel.set_seed(seed)
+            assert sel.reference.index == pick_reference(subjects, index, seed)

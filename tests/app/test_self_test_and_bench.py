@@ -1,4 +1,5 @@
-"""`dtmr-studio --self-test` and `dtmr bench studio`: they run the bundled model, or fail with one clear line.
+"""`dtmr-studio --self-test` and the Studio benchmark (`python -m app.bench`, which `dtmr bench studio` hands
+over to): they run the bundled model, or fail with one clear line.
 
 The failures and a self-test on a tiny checkpoint run in this process (`app.main.main`, as the
 `dtmr-studio` entry point calls it); the real self-test on the bundled resources and the benchmark run as
@@ -17,6 +18,8 @@ from PIL import Image
 from app import bench
 from app.core.checkpoints import build_catalog
 from app.main import main as studio_main
+from dtmr.cli import bench_cmd, build_parser
+from dtmr.cli import main as dtmr_main
 from dtmr.data import generate_clips
 from dtmr.io.npz_dataset import write_npz_dataset
 from studio_fakes import save_tiny_dtmr_checkpoint
@@ -114,6 +117,30 @@ def test_bench_fails_clearly_without_a_bundled_model(qapp, tmp_path, monkeypatch
     assert captured.err.strip().splitlines() == [
         (f"python -m app.bench: no retargeting checkpoint in {folder / 'models'}: the benchmark runs the bundled "
          "model (add dtmr_*.pt there, or set DTMR_RESOURCES)")]
+
+
+def test_bench_without_a_display_reruns_itself_under_xvfb_run_or_says_it_needs_one(monkeypatch, capsys):
+    argv = ["--json", "--frames", "5"]
+    monkeypatch.setattr(bench.shutil, "which", lambda name: f"/usr/bin/{name}")
+    assert bench.headless_command(argv, {"DISPLAY": ":7"}) is None
+    assert bench.headless_command(argv, {}) == ["/usr/bin/xvfb-run", "-a", "-s", bench.XVFB_SCREEN, sys.executable,
+                                                "-m", "app.bench", *argv]
+    monkeypatch.setattr(bench.shutil, "which", lambda name: None)
+    monkeypatch.delenv("DISPLAY", raising=False)
+    monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
+    assert bench.main(argv) == 1
+    assert capsys.readouterr().err.strip().splitlines() == [
+        "python -m app.bench: the benchmark needs a display, or xvfb-run to make one (apt install xvfb)"]
+
+
+def test_dtmr_bench_studio_hands_its_options_to_the_app_or_says_the_studio_is_missing(monkeypatch, tmp_path, capsys):
+    args = build_parser().parse_args(["bench", "studio", "--json", "--seconds", "0.5"])
+    assert bench_cmd.studio_arguments(args) == ["--json", "--seconds", "0.5"]
+    monkeypatch.setattr(bench_cmd, "PACKAGES", tmp_path)  # a library installed without the app
+    assert dtmr_main(["bench", "studio"]) == 2
+    assert capsys.readouterr().err.strip().splitlines() == [
+        f"dtmr: error: dtmr bench studio measures the Studio, and the Studio (package app) is not installed beside "
+        f"the library in {tmp_path}"]
 
 
 def test_bench_studio_json_with_the_bundled_model(tmp_path):

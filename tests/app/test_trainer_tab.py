@@ -8,6 +8,7 @@ from PySide6.QtCore import Qt
 
 from app.core.training_command import training_arguments
 from app.ui.trainer_tab import TrainerTab
+from dtmr.train.presets import DEFAULT_BETA, DEFAULT_PRESET, DEFAULT_SEED, PRESETS
 from studio_fakes import save_fake_checkpoint
 
 FAKE_TRAINER = Path(__file__).with_name("fake_trainer.py")
@@ -72,11 +73,61 @@ def test_invalid_form_is_explained_not_started(tab, qtbot):
     assert not tab.running and "training data" in tab.state_label.text()
 
 
-def test_preset_sets_epochs_and_batch(tab):
+def test_fields_are_locked_while_running(tab, qtbot, monkeypatch):
+    monkeypatch.setenv("FAKE_TRAINER_STEP_S", "0.05")
+    fields = tab._form_widgets()
+    assert tab.quadruplets_box in fields and tab.loss_weights_edit in fields and tab.epoch_boxes[2] in fields
+    qtbot.mouseClick(tab.start_button, LEFT)
+    assert tab.running and not any(widget.isEnabled() for widget in fields)
+    qtbot.waitUntil(lambda: not tab.running, timeout=20000)
+    assert all(widget.isEnabled() for widget in fields)
+
+
+def test_the_tab_shows_the_library_defaults_and_passes_none_of_them(qtbot, tmp_path):
+    """The contract between the Studio and `dtmr train`: an untouched form leaves every default to the library."""
+    data = tmp_path / "data.npz"
+    data.write_bytes(b"")
+    widget = TrainerTab()
+    qtbot.addWidget(widget)
+    widget.data_edit.setText(str(data))
+    widget.out_edit.setText(str(tmp_path / "run"))
+    offered = [widget.preset_box.itemText(i) for i in range(widget.preset_box.count())]
+    assert offered == list(PRESETS) and widget.preset_box.currentText() == DEFAULT_PRESET
+    assert float(widget.beta_box.currentText()) == DEFAULT_BETA and widget.seed_box.value() == DEFAULT_SEED
+    for name, preset in [*PRESETS.items(), (DEFAULT_PRESET, PRESETS[DEFAULT_PRESET])]:
+        widget.preset_box.setCurrentText(name)
+        shown = (tuple(box.value() for box in widget.epoch_boxes), widget.batch_box.value(), widget.lr_box.value())
+        assert shown == (preset.epochs, preset.batch, preset.base_lr)
+        assert f"learning rate {preset.base_lr:g}" in widget.defaults_label.text()
+        args = training_arguments(widget.form_config(resume=False))
+        assert args[args.index("--preset") + 1] == name and args[args.index("--beta") + 1] == f"{DEFAULT_BETA:g}"
+        for flag in ("--epochs", "--lr", "--batch", "--quadruplets", "--seed", "--model-option",
+                     "--warm-output-critics", "--output-adversary-lr", "--loss-weight"):
+            assert flag not in args
+
+
+def test_changed_fields_and_the_best_settings_options_reach_the_command(tab):
     tab.preset_box.setCurrentText("paper")
-    assert [box.value() for box in tab.epoch_boxes] == [20, 15, 20] and tab.batch_box.value() == 128
-    tab.preset_box.setCurrentText("small")
-    assert tab.batch_box.value() == 32
+    tab.epoch_boxes[1].setValue(8)
+    tab.lr_box.setValue(1e-3)
+    tab.quadruplets_box.setValue(1024)
+    tab.seed_box.setValue(2)
+    tab.naive_residual_box.setChecked(True)
+    tab.warm_critics_box.setChecked(True)
+    tab.adversary_lr_box.setValue(1e-3)
+    tab.loss_weights_edit.setText("output_identity_adversary=1, output_action_ce=0")
+    args = " ".join(training_arguments(tab.form_config(resume=False)))
+    assert "--preset paper" in args and "--epochs 20,8,20 " in args and "--batch" not in args
+    assert "--lr 0.001 " in args and "--quadruplets 1024 " in args and "--seed 2 " in args
+    assert "--model-option residual=naive" in args and "--warm-output-critics" in args
+    assert "--output-adversary-lr 0.001" in args
+    assert "--loss-weight output_identity_adversary=1.0 --loss-weight output_action_ce=0.0" in args
+
+
+def test_bad_loss_weights_are_explained_not_started(tab, qtbot):
+    tab.loss_weights_edit.setText("output_action_ce=zero")
+    qtbot.mouseClick(tab.start_button, LEFT)
+    assert not tab.running and "loss weights" in tab.state_label.text()
 
 
 def test_devices_offer_torchrun_for_several_gpus(tab):

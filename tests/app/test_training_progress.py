@@ -5,7 +5,7 @@ import sys
 
 import pytest
 
-from app.core.training_command import TrainingConfig, training_arguments, training_command
+from app.core.training_command import TrainingConfig, parse_loss_weights, training_arguments, training_command
 from app.state.training import TrainingProgress
 from dtmr.train.progress import ProgressEvent
 
@@ -37,10 +37,41 @@ def test_several_gpus_run_under_torchrun(tmp_path):
 
 
 @pytest.mark.parametrize("changes, word", [({"data": ""}, "data"), ({"out": ""}, "output"),
-                                            ({"beta": 1.5}, "β"), ({"batch": 0}, "batch")])
+                                            ({"beta": 1.5}, "β"), ({"batch": 0}, "batch"),
+                                            ({"epochs": (1, 2)}, "epochs"), ({"lr": 0.0}, "learning rate"),
+                                            ({"quadruplets": 0}, "quadruplets"),
+                                            ({"output_adversary_lr": -1.0}, "adversary")])
 def test_invalid_forms_name_the_field(tmp_path, changes, word):
     with pytest.raises(ValueError, match=word):
         config(tmp_path, **changes).validate()
+
+
+def test_settings_left_unset_are_left_to_dtmr_train(tmp_path):
+    c = config(tmp_path, epochs=None, batch=None, lr=None)
+    c.validate()
+    args = training_arguments(c)
+    for flag in ("--epochs", "--batch", "--lr", "--quadruplets", "--seed", "--model-option",
+                 "--warm-output-critics", "--output-adversary-lr", "--loss-weight", "--resume"):
+        assert flag not in args
+
+
+def test_the_options_of_the_best_settings_become_flags(tmp_path):
+    c = config(tmp_path, quadruplets=1024, seed=1, naive_residual=True, warm_output_critics=True,
+               output_adversary_lr=1e-3, loss_weights=(("output_action_ce", 0.0), ("output_identity_adversary", 1.5)))
+    c.validate()
+    args = training_arguments(c)
+    tail = " ".join(args[args.index("-") + 1:])
+    assert tail == ("--epochs 1,2,3 --batch 16 --quadruplets 1024 --seed 1 --lr 0.0005 --output-adversary-lr 0.001 "
+                    "--model-option residual=naive --warm-output-critics --loss-weight output_action_ce=0.0 "
+                    "--loss-weight output_identity_adversary=1.5")
+
+
+def test_loss_weights_are_read_from_a_free_text_list():
+    assert parse_loss_weights("") == ()
+    assert parse_loss_weights(" a=1, b=0.5  c=2,") == (("a", 1.0), ("b", 0.5), ("c", 2.0))
+    for bad in ("a", "a=x", "=1"):
+        with pytest.raises(ValueError, match="loss weights: expected TERM=WEIGHT"):
+            parse_loss_weights(bad)
 
 
 def test_progress_curves_per_stage_and_state():

@@ -262,7 +262,8 @@ def test_synth_refuses_non_positive_counts(capsys, tmp_path):
 
 def test_import_shows_progress_on_a_terminal(capsys, monkeypatch, tmp_path, ntu_folder):
     monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
+    monkeypatch.setenv("COLUMNS", "201")  # the terminal's width: lines are padded to 200 characters
     code, stdout, err = run(capsys, "data", "import", ntu_folder, "-o", tmp_path / "lib.h5")
     assert code == 0 and "4 clips" in stdout
-    assert f"\rimporting into {tmp_path / 'lib.h5'}: 4/4" in err
-    assert err.endswith("\r\033[K")  # the counter is erased before anything else is printed
+    assert f"\rimporting into {tmp_path / 'lib.h5'} | [####################] 4/4  " in err
+    assert err.endswith("\r" + " " * 200 + "\r")  # the counter is erased before anything else is printed

@@ -12,18 +12,20 @@ import torch
 from dtmr.cli import main
 from dtmr.data.synthetic import generate_clips
 from dtmr.eval.attacks import nearest_is_source, top_k_accuracy
-from dtmr.eval.references import draw_references, paired_targets
+from dtmr.data.reference_pool import ReferencePool
+from dtmr.eval.references import paired_targets
 from dtmr.io.library import ClipLibrary
 from dtmr.models.recognizers import Recognizer
 
 
 def test_references_come_from_other_subjects_and_are_seeded():
     subjects = np.array([1, 1, 2, 2, 3, 3, 3])
-    a = draw_references(subjects, subjects, np.random.default_rng(0))
-    b = draw_references(subjects, subjects, np.random.default_rng(0))
+    pool = ReferencePool(subjects)
+    a = pool.draw_all(np.random.default_rng(0))
+    b = pool.draw_all(np.random.default_rng(0))
     assert np.array_equal(a, b)
     assert (subjects[a] != subjects).all()
-    many = np.stack([draw_references(subjects, subjects, np.random.default_rng(s)) for s in range(200)])
+    many = np.stack([pool.draw_all(np.random.default_rng(s)) for s in range(200)])
     assert set(many[:, 0]) == {2, 3, 4, 5, 6}  # uniform over every clip of another subject
 
 
@@ -32,6 +34,9 @@ def test_paired_target_is_the_reference_subject_doing_the_source_action_in_the_s
     targets = paired_targets(actions, views, np.array([2, 2, 1, 1]), subjects, actions, views)
     # clip 0 (P1, A5, V1) with a P2 reference -> clip 2 (P2, A5, V1); clip 1 (P1, A6, V1): P2 did A6 only in V2
     assert targets.tolist() == [2, -1, 0, -1]  # clip 3 (P2, A6, V2): P1 did A6 only in V1
+    unknown = np.array([-1, -1, 2, 2])  # clip 0 (unknown, A5, V1) would pair with itself: unknown is nobody
+    targets = paired_targets(actions, views, np.array([-1, 2, -1, -1]), unknown, actions, views)
+    assert targets.tolist() == [-1, -1, -1, -1]
 
 
 def test_accuracy_and_linkage_helpers():

@@ -129,7 +129,7 @@ def test_real_nwucla_clip(shared_data):
 
 
 def test_a_naive_residual_model_blends_with_the_source_on_the_reference_bones(tmp_path):
-    from dtmr.models.baselines.naive import naive_retarget
+    from dtmr.skeleton import naive_retarget
 
     torch.manual_seed(0)
     model = DisentangledTMR(DTMRConfig.preset("small", "ntu25", residual="naive"), beta=0.2)

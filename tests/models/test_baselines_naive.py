@@ -3,9 +3,9 @@ import pytest
 import torch
 
 from dtmr import Clip, InputError
-from dtmr.models.baselines import NaiveRetargeter, naive_retarget, naive_retarget_clip
+from dtmr.models.baselines import NaiveRetargeter, naive_retarget_clip
 from dtmr.models.baselines.naive import ancestor_bones
-from dtmr.skeleton import bone_directions, bone_lengths, get_topology, mean_pose_bone_lengths
+from dtmr.skeleton import bone_directions, bone_lengths, get_topology, mean_pose_bone_lengths, naive_retarget
 
 
 def random_joints(rng, topology, frames):

@@ -1,5 +1,7 @@
 """`dtmr export`: argument parsing helpers and the command end to end (naive retargeter, untrained recognizers)."""
 
+from pathlib import Path
+
 import imageio.v3 as iio
 import numpy as np
 import pytest
@@ -8,7 +10,7 @@ from dtmr.cli import main
 from dtmr.cli.export_cmd import CAMERA_PRESETS, frame_range, resolve_clip
 from dtmr.errors import DtmrError, InputError
 from dtmr.render.camera import DEFAULT_PRESET, PRESETS
-from render_fakes import swaying_clip
+from render_fakes import FakeAnonymizer, swaying_clip
 
 
 class TableSource:
@@ -111,3 +113,71 @@ def test_export_errors_are_one_line_naming_the_file(tmp_path, exported_inputs, c
     assert not list(tmp_path.glob("x.*"))
     with pytest.raises(SystemExit):
         main(["export", str(source), "--model", str(model), "-o", str(tmp_path / "x.gif"), "--size", "big"])
+
+
+def header_only_checkpoint(path, beta, topology="ntu25"):
+    """A DisentangledTMR checkpoint's metadata with one weight: enough for the pairing, which reads headers."""
+    import torch
+
+    torch.save({"format": "dtmr-checkpoint", "version": 1, "method": "dtmr", "config": {"preset_name": "small"},
+                "topology": topology, "beta": beta, "data": {}, "metrics": {}, "state_dict": {"w": torch.zeros(1)}},
+               path)
+    return path
+
+
+@pytest.fixture
+def paired_export(tmp_path, exported_inputs, monkeypatch):
+    """`dtmr export` with header-only checkpoints: each "model" is a FakeAnonymizer of the file's β, and the
+    loaded files and the exported panels are recorded."""
+    import dtmr.render
+    from dtmr.models.anonymizer import Anonymizer
+    from dtmr.models.checkpoint import read_checkpoint_header
+
+    resources = tmp_path / "resources"
+    (resources / "models").mkdir(parents=True)
+    monkeypatch.setenv("DTMR_RESOURCES", str(resources))  # bundled models: an empty folder unless a test adds one
+    loaded, exported = [], {}
+
+    def load(path, device=None):
+        loaded.append(Path(path).name)
+        return FakeAnonymizer(beta=read_checkpoint_header(path).beta)
+
+    monkeypatch.setattr(Anonymizer, "from_checkpoint", staticmethod(load))
+    monkeypatch.setattr(dtmr.render, "export_video", lambda path, panels, **kw: exported.update(panels=panels))
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    model = header_only_checkpoint(runs / "b02.pt", 0.2)
+
+    def export(*extra):
+        loaded.clear()
+        code = main(["export", str(exported_inputs[0]), "--model", str(model), "--reference",
+                     f"{exported_inputs[0]}::2", "-o", str(tmp_path / "x.gif"), *map(str, extra)])
+        titles = [p.title for p in exported.get("panels", [])]
+        return code, loaded[:], titles[1:2]
+
+    return export, model, resources / "models"
+
+
+def test_export_takes_the_retargeted_panel_from_the_beta_one_partner(tmp_path, paired_export, capsys):
+    export, model, bundled = paired_export
+    assert export() == (0, ["b02.pt"], ["retargeted (decoder of the β = 0.2 model) · body of subject 2"])
+    assert "retargeted panel: the decoder of" in capsys.readouterr().out
+    header_only_checkpoint(bundled / "dtmr_b1.pt", 1.0)
+    assert export() == (0, ["b02.pt", "dtmr_b1.pt"], ["retargeted (β = 1) · body of subject 2"])
+    assert f"retargeted panel: {bundled / 'dtmr_b1.pt'} (the beta = 1 model of {model})" in capsys.readouterr().out
+    header_only_checkpoint(model.parent / "b1.pt", 1.0)
+    assert export()[1] == ["b02.pt", "b1.pt"]  # next to the model comes first
+    explicit = header_only_checkpoint(tmp_path / "mine_b1.pt", 1.0)
+    assert export("--full-model", explicit)[1] == ["b02.pt", "mine_b1.pt"]
+    assert f"retargeted panel: {explicit}" in capsys.readouterr().out
+
+
+def test_full_model_must_be_a_beta_one_model_of_the_same_topology(tmp_path, paired_export, capsys):
+    export, _, _ = paired_export
+    for path, message in ((header_only_checkpoint(tmp_path / "b05.pt", 0.5), "must be a beta = 1 retargeter"),
+                          (header_only_checkpoint(tmp_path / "k1.pt", 1.0, topology="kinect_v1_20"),
+                           "has topology kinect_v1_20, the model ntu25"),
+                          (tmp_path / "gone.pt", "no such checkpoint file")):
+        assert export("--full-model", path)[0] == 2
+        err = capsys.readouterr().err
+        assert err.startswith(f"dtmr: error: {path}: ") and message in err and err.count("\n") == 1

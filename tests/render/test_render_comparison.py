@@ -11,7 +11,7 @@ def test_comparison_has_source_retargeted_and_released_panels():
     panels = build_comparison(source, reference, FakeAnonymizer(beta=0.5), action_names={1: "wave"})
     assert [p.title for p in panels] == [
         "source · subject 3 · wave",
-        "retargeted (β = 1) · body of subject 7",
+        "retargeted (decoder of the β = 0.5 model) · body of subject 7",  # no β = 1 partner: its own decoder
         "released (β = 0.5) · fake",
     ]
     assert all(p.num_frames == 8 for p in panels)
@@ -20,6 +20,21 @@ def test_comparison_has_source_retargeted_and_released_panels():
     height = [np.nanmax(p.joints[..., 1]) for p in panels]
     assert height[1] == pytest.approx(0.8 * height[0], rel=1e-4)
     assert height[2] == pytest.approx(0.9 * height[0], rel=1e-4)
+
+
+def test_the_retargeted_panel_comes_from_the_beta_one_partner_when_given():
+    source, reference = swaying_clip(frames=6, subject=3), swaying_clip(frames=5, subject=7, scale=0.8)
+
+    class Shorter(FakeAnonymizer):
+        def retarget_pair(self, clip, reference):
+            retargeted, released = super().retarget_pair(clip, reference)
+            return retargeted.replace(joints=retargeted.joints * 0.5), released
+
+    panels = build_comparison(source, reference, FakeAnonymizer(beta=0.2), full_model=Shorter(beta=1.0))
+    assert [p.title for p in panels][1:] == ["retargeted (β = 1) · body of subject 7", "released (β = 0.2) · fake"]
+    own = build_comparison(source, reference, FakeAnonymizer(beta=0.2))
+    np.testing.assert_allclose(panels[1].joints, 0.5 * own[1].joints, rtol=1e-6)
+    np.testing.assert_allclose(panels[2].joints, own[2].joints)
 
 
 def test_predictions_show_top1_per_frame_and_mark_the_source_labels():

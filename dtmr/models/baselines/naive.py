@@ -1,14 +1,8 @@
-"""Naive kinematic retargeting: the source's bone directions on the reference's bone lengths.
+"""The naive kinematic retarget as a baseline method: on clips (`naive_retarget_clip`) and as a retargeter
+(`NaiveRetargeter`, the same computation in torch on normalized batches).
 
-Every bone keeps its direction from the source, frame by frame, and gets the length of the same bone in
-the reference's **mean pose** (`dtmr.skeleton.mean_pose_bone_lengths`: root-centre every frame, average
-over time, then measure). The skeleton is rebuilt by forward kinematics from the source's root
-trajectory. It has no parameters and no learned identity model, which makes it the strong utility
-baseline of DESIGN §5: the motion is untouched, only the proportions change.
-
-Missing joints: a bone whose parent or child is NaN in a source frame has no direction, so that joint
-and its whole subtree are NaN in that frame of the output; a bone missing in every reference frame has
-no length and leaves its subtree NaN throughout.
+The retarget itself, on joint arrays, is `dtmr.skeleton.retarget.naive_retarget` (bone directions of the
+source on the mean-pose bone lengths of the reference; missing joints and their subtrees stay missing).
 """
 
 from __future__ import annotations
@@ -19,22 +13,9 @@ from torch import nn
 
 from ...data.clip import Clip
 from ...errors import InputError
-from ...skeleton import Topology, bone_directions, forward_kinematics, get_topology, mean_pose_bone_lengths
-from ...skeleton.geometry import bone_vectors
+from ...skeleton import Topology, get_topology
+from ...skeleton.retarget import EPS, naive_retarget
 from .retarget_inputs import check_retarget_inputs
-
-EPS = 1e-8
-
-
-def naive_retarget(joints: np.ndarray, reference: np.ndarray, topology: str | Topology) -> np.ndarray:
-    """(T, J, 3) source and (T', J, 3) reference of the same topology -> (T, J, 3) retargeted joints."""
-    topo = get_topology(topology)
-    joints = np.asarray(joints, dtype=np.float32)
-    directions = bone_directions(joints, topo, eps=EPS)
-    missing = ~np.isfinite(bone_vectors(joints, topo)).all(axis=-1)
-    directions[missing] = np.nan
-    lengths = mean_pose_bone_lengths(reference, topo)
-    return forward_kinematics(joints[:, topo.root], directions, lengths, topo).astype(np.float32)
 
 
 def naive_retarget_clip(clip: Clip, reference: Clip) -> Clip:
@@ -63,7 +44,10 @@ def ancestor_bones(topology: Topology) -> np.ndarray:
 
 
 class NaiveRetargeter(nn.Module):
-    """`naive_retarget` as a retargeter (docs/ARCHITECTURE.md): no parameters, `beta` = 1."""
+    """`naive_retarget` as a retargeter (docs/ARCHITECTURE.md): no parameters, `beta` = 1.
+
+    It recomputes the retarget in torch on a batch rather than calling the NumPy function, so it runs on the
+    model's device inside `Anonymizer`; tests/models/test_baselines_naive.py checks the two agree."""
 
     method = "naive"
 

@@ -21,7 +21,13 @@ from torch import nn
 from ...data.clip import Clip
 from ...errors import CheckpointError, InputError
 from ...skeleton import Topology, get_topology
-from ..checkpoint import build_model_from_checkpoint, load_checkpoint, register_method, save_checkpoint
+from ..checkpoint import (
+    RECOGNIZER_METHOD,
+    build_model_from_checkpoint,
+    load_checkpoint,
+    register_method,
+    save_checkpoint,
+)
 from .preprocessing import prepare_sequence, sample_segments
 from .sampling import window_indices
 from .sgn import DEFAULT_SEG, DIM, SGN
@@ -42,7 +48,7 @@ class TopK(NamedTuple):
 class Recognizer(nn.Module):
     """SGN plus what it recognizes. Build with `create` (untrained) or `from_checkpoint`."""
 
-    method = "sgn"
+    method = RECOGNIZER_METHOD
     beta = None
 
     def __init__(self, model: SGN, task: str, labels: Sequence[int], class_names: Sequence[str],

@@ -1,0 +1,137 @@
+"""What a checkpoint file is, read without building its model: the layout check and the header.
+
+A checkpoint (`dtmr.models.checkpoint`) is untrusted input. `load_untrusted` reads it with
+`torch.load(weights_only=True)`, so a pickle that would call a Python function is refused, and every failure
+is a `CheckpointError` naming the file; `validate_checkpoint` checks the documented layout. This module
+imports torch only when it reads a file, so a model list (the Studio's catalogue, `dtmr export`'s pairing)
+can be imported without it.
+"""
+
+from __future__ import annotations
+
+import math
+import pickle
+import re
+import warnings
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..errors import CheckpointError
+from ..skeleton import get_topology
+from .config import variant_label
+
+FORMAT = "dtmr-checkpoint"
+VERSION = 1
+
+_REQUIRED: dict[str, type | tuple[type, ...]] = {
+    "format": str, "version": int, "method": str, "config": dict, "topology": str,
+    "beta": (float, int, type(None)), "data": dict, "metrics": dict, "state_dict": dict,
+}
+
+
+def load_untrusted(path: Path, device, *, mmap: bool):
+    """`torch.load(weights_only=True)` of `path`; every failure a CheckpointError naming the file."""
+    import torch
+
+    if not path.is_file():
+        raise CheckpointError(path, "no such checkpoint file")
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # the weights-only unpickler warns about pickle protocols
+            return torch.load(path, map_location=device or "cpu", weights_only=True, mmap=mmap)
+    except pickle.UnpicklingError as exc:
+        blocked = re.search(r"GLOBAL (\S+)", str(exc))
+        if blocked:
+            raise CheckpointError(
+                path, f"refused to load: it references the Python object {blocked.group(1)}, which could run "
+                "code; checkpoints may hold only tensors and plain containers") from None
+        raise CheckpointError(path, "not a valid checkpoint (corrupted, or not written by torch.save)") from None
+    except Exception as exc:  # noqa: BLE001 - torch reports damage as RuntimeError, EOFError, KeyError, ...
+        detail = str(exc).split(".")[0].strip() or type(exc).__name__
+        raise CheckpointError(path, f"truncated or corrupted checkpoint ({detail})") from None
+
+# -------------------------------------------------------------------------------------------- header
+
+#: the method of the SGN recognizers (`dtmr.models.recognizers.Recognizer.method`); every other is a retargeter
+RECOGNIZER_METHOD = "sgn"
+#: how model lists name a method
+METHOD_NAMES = {"dtmr": "DisentangledTMR", "disentangledtmr": "DisentangledTMR", "dmr": "DMR", "pmr": "PMR",
+                "naive": "Naive retarget", "noise": "Noise", "sgn": "SGN"}
+
+
+@dataclass(frozen=True)
+class CheckpointHeader:
+    """What a checkpoint is, read without its weights (`read_checkpoint_header`)."""
+
+    path: Path
+    method: str
+    topology: str
+    beta: float | None = None
+    #: a recognizer's task ("action", "subject"); None for a retargeter
+    task: str | None = None
+    #: `dtmr.models.config.variant_label` of the config and training record (None without a preset)
+    preset: str | None = None
+    #: the file's modification time: a checkpoint rewritten in place (a resumed training run) is a new header
+    modified: float = 0.0
+
+    @property
+    def is_recognizer(self) -> bool:
+        return self.method == RECOGNIZER_METHOD
+
+    @property
+    def label(self) -> str:
+        """E.g. "DisentangledTMR β=0.2 small (dtmr_small_beta0.2.pt)" or "SGN action recognizer (action.pt)"."""
+        name = METHOD_NAMES.get(self.method.lower(), self.method)
+        if self.is_recognizer:
+            return f"{name} {self.task} recognizer ({self.path.name})"
+        beta = "" if self.beta is None else f" β={self.beta:g}"
+        preset = "" if self.preset is None else f" {self.preset}"
+        return f"{name}{beta}{preset} ({self.path.name})"
+
+
+def read_checkpoint_header(path: str | Path) -> CheckpointHeader:
+    """The header of a checkpoint file, validated as `load_checkpoint` validates it; the weights are mapped
+    (mmap), never read. Every failure is a `CheckpointError` naming the file."""
+    path = Path(path)
+    checkpoint = load_untrusted(path, None, mmap=True)
+    validate_checkpoint(checkpoint, path)
+    config, training = checkpoint["config"], checkpoint.get("training")
+    try:  # the preset and the training record are labels: unchecked metadata, but never a traceback
+        preset = variant_label(config, training)
+    except (TypeError, ValueError) as exc:
+        raise CheckpointError(path, f"malformed config or training record ({exc})") from None
+    task = checkpoint.get("task")
+    beta = checkpoint["beta"]
+    return CheckpointHeader(path=path, method=checkpoint["method"], topology=checkpoint["topology"],
+                            beta=None if beta is None else float(beta), task=None if task is None else str(task),
+                            preset=preset, modified=path.stat().st_mtime)
+
+
+def validate_checkpoint(checkpoint, path: str | Path | None = None) -> None:
+    """Raise CheckpointError unless `checkpoint` has the documented layout."""
+    if not isinstance(checkpoint, dict):
+        raise CheckpointError(path, f"not a DTMR checkpoint (holds a {type(checkpoint).__name__}, not a dict)")
+    if checkpoint.get("format") != FORMAT:
+        raise CheckpointError(path, f"not a DTMR checkpoint (format is {checkpoint.get('format')!r}, "
+                                    f"expected {FORMAT!r})")
+    for key, kind in _REQUIRED.items():
+        if key not in checkpoint:
+            raise CheckpointError(path, f"checkpoint lacks {key!r}")
+        if not isinstance(checkpoint[key], kind) or (kind is int and isinstance(checkpoint[key], bool)):
+            raise CheckpointError(path, f"checkpoint field {key!r} has the wrong type "
+                                        f"({type(checkpoint[key]).__name__})")
+    beta = checkpoint["beta"]
+    if isinstance(beta, bool) or (beta is not None and not math.isfinite(beta)):
+        raise CheckpointError(path, f"checkpoint field 'beta' is not a finite number ({beta!r})")
+    if checkpoint["version"] > VERSION:
+        raise CheckpointError(path, f"checkpoint version {checkpoint['version']} is newer than this program "
+                                    f"reads ({VERSION})")
+    import torch
+
+    bad = [k for k, v in checkpoint["state_dict"].items() if not isinstance(k, str) or not isinstance(v, torch.Tensor)]
+    if bad:
+        raise CheckpointError(path, f"state_dict entry {bad[0]!r} is not a named tensor")
+    try:
+        get_topology(checkpoint["topology"])
+    except KeyError as exc:
+        raise CheckpointError(path, exc.args[0]) from None
