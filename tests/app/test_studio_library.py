@@ -140,3 +140,41 @@ def test_real_nwucla_kinect_v1_data_set(make_studio, shared_data, qtbot):
     view = panel.filters["view"]
     view.setCurrentIndex(view.findData(2))
     assert panel.proxy.rowCount() == 464
+
+
+def test_a_library_libhdf5_cannot_finish_is_refused_while_the_studio_stays_live(make_studio, library_file, tmp_path,
+                                                                                 qtbot, monkeypatch):
+    """Issue 20: junk in the global heap of a library's string attributes makes h5py spin forever. The Studio
+    refuses the file with a message naming it, keeps the open library, and its event loop runs meanwhile."""
+    from PySide6.QtCore import QTimer
+
+    from dtmr.data.clip import Clip
+    from dtmr.io import hdf5_watchdog
+
+    monkeypatch.setattr(hdf5_watchdog, "DEADLINE_S", 3.0)
+    rng = np.random.default_rng(3)
+    good = tmp_path / "good.h5"
+    ClipLibrary.create(good, [Clip(joints=rng.normal(size=(20, 25, 3)).astype(np.float32), topology="ntu25",
+                                   subject=i + 1, sample_name=f"s{i}") for i in range(4)]).close()
+    data = bytearray(good.read_bytes())
+    assert data[2048:2052] == b"GCOL"  # the heap this case damages sits where the case expects it
+    data[2056:2058] = b"\x81\x81"
+    spinning = tmp_path / "spinning.h5"
+    spinning.write_bytes(bytes(data))
+
+    window = make_studio()
+    window.open_path(library_file)
+    qtbot.waitUntil(lambda: window.controller.library is not None, timeout=20000)
+    opened = window.controller.library
+    ticks = []
+    timer = QTimer()
+    timer.timeout.connect(lambda: ticks.append(1))
+    timer.start(50)
+    window.open_path(spinning)
+    qtbot.waitUntil(lambda: bool(window.message_boxes), timeout=30000)
+    timer.stop()
+    box = window.message_boxes[0]
+    assert "spinning.h5" in box.text() and "reading did not finish" in box.text()
+    assert window.controller.library is opened  # the old library stays open
+    assert len(ticks) >= 20  # the event loop ran through the three-second check
+    box.close()
