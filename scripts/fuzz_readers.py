@@ -1,13 +1,15 @@
-"""Give damaged `.skeleton`, `.npz` and `.h5` files to the readers and count what happens (issue 20).
+"""Give damaged files of every format to the readers and count what happens (issues 20 and 21).
 
     python scripts/fuzz_readers.py [--variants 240] [--junk-2056 192] [--seed 20] [--limit 60]
-                                   [--hdf5-deadline 5] [--formats skeleton,npz,h5]
+                                   [--hdf5-deadline 5] [--formats skeleton,npz,h5,bvh,json,pkl,sgn,npy]
 
 For each format a small valid file is written (4 random ntu25 clips), then `--variants` damaged copies of
 it, seeded: truncation, 1-3 flipped bytes, a block of zeros, 1-16 junk bytes at a random offset, and crafted
 files (wrong shapes and dtypes, NaN and huge values, huge declared sizes, missing or wrong attributes,
-checksums fixed up); for `.h5` also `--junk-2056` copies with 1-16 junk bytes at offset 2056, the global
-heap holding the library's string attributes. Variants are written into a temporary folder only.
+checksums fixed up; for text formats a token replaced, a line deleted or repeated; for PYSKL pickles,
+malicious pickles that would create a marker file if they ran); for `.h5` also `--junk-2056` copies with
+1-16 junk bytes at offset 2056, the global heap holding the library's string attributes. Variants are
+written into a temporary folder only.
 
 Each variant goes through `dtmr data info FILE --json` (`dtmr.cli.main`, in a child process that serves
 one variant after another), then, when accepted, `load_clips(FILE)`, with `--limit` seconds per variant.
@@ -15,8 +17,8 @@ Classes: `error` (exit 2 and one line on stderr), `same` (accepted, the clips re
 ones), `other` (accepted, other clips: a crafted file, or a text file whose numbers were changed),
 `unclear` (another exit, or more than one line), `traceback`, `hang` (the child is killed and replaced).
 `--hdf5-deadline` is the library watchdog's deadline in the child (default 30 s in dtmr), shortened so
-that the run stays short. Prints a table; exits 1 on any traceback, unclear outcome, hang, or damaged
-(not crafted) `.h5` bytes read as other clips (silent wrong data).
+that the run stays short. Prints a table; exits 1 on any traceback, unclear outcome, hang, damaged (not
+crafted) `.h5` bytes read as other clips (silent wrong data), or a pickle that ran code.
 """
 
 from __future__ import annotations
@@ -44,7 +46,10 @@ import numpy as np
 
 CLASSES = ("error", "same", "other", "unclear", "traceback", "hang")
 FAILURES = ("unclear", "traceback", "hang")
-SUFFIX = {"skeleton": ".skeleton", "npz": ".npz", "h5": ".h5", "h5@2056": ".h5"}
+SUFFIX = {"skeleton": ".skeleton", "npz": ".npz", "h5": ".h5", "h5@2056": ".h5", "bvh": ".bvh", "json": ".json",
+          "pkl": ".pkl", "sgn": ".npz", "npy": ".npy"}
+#: a marker file a malicious pickle variant would create if the reader ran its code
+MARKER = "PICKLE-RAN-CODE"
 
 
 # -- the valid files ------------------------------------------------------------------------------------
@@ -71,6 +76,27 @@ def write_base(fmt: str, folder: Path, seed: int) -> Path:
         write_skeleton_file(path, clips[0])
     elif fmt == "npz":
         write_npz_dataset(path, clips, action_names=["", "a", "b"])
+    elif fmt == "bvh":
+        from dtmr.io.bvh_writer import write_bvh
+
+        write_bvh(path, clips[0])
+    elif fmt == "json":  # 2-D keypoints: accepted only as `read_coco_json_2d`; opening them is an error
+        from dtmr.render.coco_keypoints import write_coco_json
+
+        write_coco_json(path, clips[0])
+    elif fmt == "pkl":
+        from dtmr.io.pyskl_pickle import pyskl_annotation, write_pyskl_pickle
+
+        annotations = [pyskl_annotation(c.sample_name, c.action - 1, c.joints[None]) for c in clips]
+        write_pyskl_pickle(path, annotations, {"all": [c.sample_name for c in clips]})
+    elif fmt == "sgn":
+        x = np.zeros((len(clips), 40, 150), np.float32)
+        for i, c in enumerate(clips):
+            x[i, :c.num_frames, :75] = c.joints.reshape(c.num_frames, 75)
+        np.savez(path, x_train=x, y_train=np.eye(2, dtype=np.float32)[[c.action - 1 for c in clips]],
+                 x_test=x[:1], y_test=np.eye(2, dtype=np.float32)[[0]])
+    elif fmt == "npy":
+        np.save(path, clips[0].joints)
     else:
         ClipLibrary.create(path, clips, action_names=["", "a", "b"]).close()
     return path
@@ -227,7 +253,52 @@ def _nan_joint(f, rng: random.Random) -> None:
     _fix_crc(crc)
 
 
-CRAFT = {"skeleton": craft_skeleton, "npz": craft_npz, "h5": craft_h5}
+def craft_text(base: Path, out: Path, rng: random.Random) -> str:
+    """A token replaced, a line deleted or repeated, in a text file (BVH, JSON)."""
+    lines = base.read_bytes().decode().split("\n")
+    i = rng.randrange(len(lines))
+    kind = rng.choice(["token", "delete line", "repeat line"])
+    if kind == "token":
+        words = lines[i].replace(",", " , ").split() or [""]
+        words[rng.randrange(len(words))] = rng.choice(TOKENS)
+        lines[i] = " ".join(words)
+    elif kind == "delete line":
+        del lines[i]
+    else:
+        lines.insert(i, lines[i])
+    out.write_bytes("\n".join(lines).encode("utf-8", "surrogateescape"))
+    return kind
+
+
+class _RunsCode:
+    """Pickled, it asks the unpickler to call a function with an argument: what a malicious pickle does."""
+
+    def __init__(self, function, argument):
+        self.function, self.argument = function, argument
+
+    def __reduce__(self):
+        return self.function, (self.argument,)
+
+
+def craft_pickle(base: Path, out: Path, rng: random.Random) -> str:
+    """A pickle that would run code (create the marker file) if it were loaded with `pickle.load`."""
+    import builtins
+    import os
+    import pickle
+
+    marker = out.parent / MARKER
+    function, argument = rng.choice([(os.system, f"touch {marker}"), (builtins.exec, f"open({str(marker)!r}, 'w')"),
+                                     (builtins.eval, f"open({str(marker)!r}, 'w')")])
+    payload = {"split": {"all": ["x"]}, "annotations": [{"frame_dir": _RunsCode(function, argument)}]}
+    out.write_bytes(pickle.dumps(payload, protocol=rng.choice([2, 4, 5])))
+    return f"malicious pickle ({function.__name__})"
+
+
+CRAFT = {"skeleton": craft_skeleton, "npz": craft_npz, "h5": craft_h5, "bvh": craft_text, "json": craft_text,
+         "pkl": craft_pickle}
+#: formats damaged byte by byte only
+BYTES_ONLY = ("sgn", "npy")
+DEFAULT_FORMATS = (*CRAFT, *BYTES_ONLY)
 
 
 def make_variant(fmt: str, base: Path, out: Path, rng: random.Random) -> tuple[str, bool]:
@@ -238,7 +309,7 @@ def make_variant(fmt: str, base: Path, out: Path, rng: random.Random) -> tuple[s
         data[2056:2056 + len(junk)] = junk
         out.write_bytes(bytes(data))
         return f"{len(junk)} junk bytes at 2056", False
-    if rng.random() < 1 / 3:
+    if fmt in CRAFT and rng.random() < 1 / 3:
         return CRAFT[fmt](base, out, rng), True
     kind, data = damage_bytes(base.read_bytes(), rng)
     out.write_bytes(data)
@@ -340,7 +411,7 @@ def fuzz(formats: list[str], variants: int, junk_2056: int, seed: int, limit: fl
     try:
         for fmt in formats:
             base = write_base(fmt.split("@")[0], folder, seed)
-            expected = digest(str(base))
+            expected = None if fmt == "json" else digest(str(base))  # 2-D keypoints: never clips
             rng = random.Random(f"{seed}-{fmt}")
             counts[fmt] = Counter()
             for i in range(junk_2056 if fmt == "h5@2056" else variants):
@@ -357,6 +428,9 @@ def fuzz(formats: list[str], variants: int, junk_2056: int, seed: int, limit: fl
                 wrong_data = kind == "other" and fmt.startswith("h5") and not crafted
                 if kind in FAILURES or wrong_data:
                     problems.append(f"{fmt} #{i} ({what}): {'silent wrong data' if wrong_data else kind} {detail}")
+                if (folder / MARKER).exists():
+                    problems.append(f"{fmt} #{i} ({what}): the file ran code (it created {MARKER})")
+                    (folder / MARKER).unlink()
                 path.unlink()
     finally:
         child.stop()
@@ -379,14 +453,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=20)
     parser.add_argument("--limit", type=float, default=60.0, help="seconds per variant before it is a hang")
     parser.add_argument("--hdf5-deadline", type=float, default=5.0, help="the library watchdog's deadline")
-    parser.add_argument("--formats", default="skeleton,npz,h5", help="comma-separated: skeleton, npz, h5")
+    parser.add_argument("--formats", default=",".join(DEFAULT_FORMATS),
+                        help=f"comma-separated, of: {', '.join(DEFAULT_FORMATS)}")
     parser.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.serve:
         serve(args.hdf5_deadline)
         return 0
     formats = [f for f in args.formats.split(",") if f]
-    if unknown := set(formats) - set(CRAFT):
+    if unknown := set(formats) - set(DEFAULT_FORMATS):
         parser.error(f"unknown formats {sorted(unknown)}")
     if "h5" in formats and args.junk_2056:
         formats.append("h5@2056")

@@ -1,4 +1,4 @@
-"""Opening a clip source (`.skeleton` file or folder, `.npz` data set, `.h5` library) for the Studio.
+"""Opening a clip source (every kind `dtmr.io.sources.open_clip_source` reads) for the Studio.
 
 A release (`dtmr anonymize` output, `dtmr.release.is_release`) opens with its key when one is given or
 lies beside it (`released.key.json`): the clips then carry their source subjects (`KeyedRelease`). Its
@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from dtmr.io.sources import ClipSource, action_name_map
+from dtmr.io.sources import OPEN_PATTERNS, ClipSource, action_name_map
 
 from .audit_file import AuditInfo, default_audit_path, read_audit
 from .cancel import CancelToken, ProgressFn
@@ -25,7 +25,7 @@ if TYPE_CHECKING:  # dtmr.release is loaded when a library is opened, not at sta
     from dtmr.release.key import ReleaseKey
 
 #: what the File menu's open dialog offers
-OPEN_FILTER = "Skeleton clips (*.skeleton *.npz *.h5 *.hdf5);;All files (*)"
+OPEN_FILTER = f"Skeleton clips ({' '.join(OPEN_PATTERNS)});;All files (*)"
 
 
 @dataclass(frozen=True)

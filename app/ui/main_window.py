@@ -236,7 +236,7 @@ class MainWindow(QMainWindow):
             self.open_path(path)
 
     def open_folder_dialog(self) -> None:
-        path = QFileDialog.getExistingDirectory(self, "Open a folder of .skeleton files", self.settings.get("last_dir"))
+        path = QFileDialog.getExistingDirectory(self, "Open a folder of .skeleton files or OpenPose frames", self.settings.get("last_dir"))
         if path:
             self.open_path(path)
 

@@ -43,19 +43,24 @@ def register(subparsers) -> None:
     imp.add_argument("--overwrite", action="store_true", help="replace OUT.h5 even if it is not a clip library")
     imp.add_argument("--topology", choices=topology_names(),
                      help="joint set of .npz inputs whose own cannot be told")
+    imp.add_argument("--lift", action="store_true",
+                     help="the inputs are 2-D COCO-17 keypoints (MMPose / OpenPose JSON, 2-D PYSKL pickles): lift "
+                          "them to 3-D with the bundled lifter (docs/models.md, Lifter)")
     imp.set_defaults(func=run_import)
 
     exp = actions.add_parser(
         "export", help="write a library (or one clip of it) to .npz, a PYSKL .pkl or a folder of .skeleton files",
         description="Without --clip, every clip: OUT.npz, OUT.pkl (PYSKL/MMAction2 annotations) or OUT_folder/ "
                     "(NTU .skeleton files). A release exports with its opaque ids only. With --clip, one clip "
-                    "to OUT.skeleton or OUT.npz.",
+                    "to OUT.skeleton, OUT.npz, OUT.bvh (motion capture; Blender) or OUT.json (COCO-17 2-D "
+                    "keypoints through the front camera).",
     )
     exp.add_argument("library", metavar="LIB.h5")
     exp.add_argument("--clip", metavar="ID", help="export only this clip: index (0-based) or sample name")
     exp.add_argument("--split", metavar="NAME", help="(.pkl) the PYSKL splits NAME_train / NAME_val from this "
                      "named split (dtmr.data.splits); default: one split 'all'")
-    exp.add_argument("-o", "--output", required=True, metavar="OUT.npz|OUT.pkl|OUT_folder/|OUT.skeleton")
+    exp.add_argument("-o", "--output", required=True,
+                     metavar="OUT.npz|OUT.pkl|OUT_folder/|OUT.skeleton|OUT.bvh|OUT.json")
     exp.add_argument("--overwrite", action="store_true",
                      help="replace the output even if it is a file of another kind")
     exp.set_defaults(func=run_export)
@@ -126,7 +131,9 @@ def _ranges(values: list[int]) -> str:
 
 def format_summary(summary: dict) -> str:
     frames = summary["frames"]
-    kind = {"ntu-skeleton": "NTU .skeleton", "npz": ".npz data set", "hdf5": "HDF5 clip library"}[summary["format"]]
+    from ..io.sources import FORMAT_LABELS
+
+    kind = FORMAT_LABELS.get(summary["format"], summary["format"])
     lines = [f"{summary['path']}: {kind}, {summary['clips']} clip(s), topology {summary['topology']}"]
     if frames:
         lines.append(f"  frames: {sum(frames)} in all, {min(frames)}-{max(frames)} per clip "
@@ -162,10 +169,17 @@ class _Input:
         return len(self.files) if self.files is not None else len(self.source)
 
 
-def _open_input(name: str, topology: str | None) -> _Input:
+def _open_input(name: str, topology: str | None, lift: bool = False) -> _Input:
     from ..io.sources import open_clip_source, skeleton_files
 
     path = Path(name)
+    if lift:
+        from ..lift.sources import open_lifted
+
+        if topology not in (None, "coco17"):
+            raise InputError(path, f"lifted clips are coco17, not {topology}")
+        source = open_lifted(path)
+        return _Input(path, source.topology, source=source)
     if path.is_dir() or (path.is_file() and path.suffix.lower() == ".skeleton"):
         files = skeleton_files(path) if path.is_dir() else [path]
         if not files:
@@ -212,7 +226,7 @@ def run_import(args) -> int:
 
     try:
         for name in args.paths:
-            inputs.append(_open_input(name, args.topology))
+            inputs.append(_open_input(name, args.topology, args.lift))
         action_names = _common_action_names(inputs)
         library = ClipLibrary.create(args.output, clips(), topology=args.topology, action_names=action_names)
     finally:
@@ -226,6 +240,10 @@ def run_import(args) -> int:
 
 
 # -- export ---------------------------------------------------------------------------------------------
+#: `dtmr data export --clip`: output suffix -> its kind for the output guard (`dtmr.io.outputs`)
+CLIP_EXPORT_KINDS = {".skeleton": "skeleton", ".npz": "npz", ".bvh": "bvh", ".json": "keypoint-json"}
+
+
 def _clip_index(source, clip_id: str) -> int:
     """An integer is an index (negative counts from the end); anything else is a sample name."""
     try:
@@ -268,16 +286,24 @@ def run_export(args) -> int:
     from ..io.sources import open_clip_source
 
     suffix = Path(args.output).suffix.lower()
-    if suffix not in (".skeleton", ".npz"):
-        raise InputError(args.output, "unknown export format: name the output .skeleton or .npz")
-    check_output(args.output, kind="skeleton" if suffix == ".skeleton" else "npz", inputs=[args.library],
-                 overwrite=args.overwrite)
+    if suffix not in CLIP_EXPORT_KINDS:
+        *others, last = CLIP_EXPORT_KINDS
+        raise InputError(args.output, f"unknown export format: name the output {', '.join(others)} or {last}")
+    check_output(args.output, kind=CLIP_EXPORT_KINDS[suffix], inputs=[args.library], overwrite=args.overwrite)
     with closing(open_clip_source(args.library)) as source:
         index = _clip_index(source, args.clip)
         clip = source.read(index)
         action_names = source.action_names
     if suffix == ".skeleton":
         write_skeleton_file(args.output, clip)
+    elif suffix == ".bvh":
+        from ..io.bvh_writer import write_bvh
+
+        write_bvh(args.output, clip)
+    elif suffix == ".json":
+        from ..render.coco_keypoints import write_coco_json
+
+        write_coco_json(args.output, clip)
     else:
         write_npz_dataset(args.output, [clip], action_names=action_names)
     print(f"wrote {args.output}: clip {index} ({clip.name}), {clip.num_frames} frames, topology {clip.topology}")

@@ -88,6 +88,18 @@ def _is_skeleton(path: Path) -> bool:
     return first.isdigit()
 
 
+def _is_bvh(path: Path) -> bool:
+    from .bvh_reader import is_bvh
+
+    return is_bvh(path)
+
+
+def _is_keypoint_json(path: Path) -> bool:
+    from .coco_json import is_coco_json
+
+    return is_coco_json(path)
+
+
 def _is_audit(path: Path) -> bool:
     """A finished audit, or one that was killed before its audit.json: only its per-fold parts
     (`parts/<attacker>-<form>-fold<k>.json`) and the attackers it saved, which its rerun resumes from."""
@@ -112,6 +124,8 @@ _KINDS: dict[str, tuple[str, Callable[[Path], bool], bool]] = {
     "npz": (".npz archive", _is_zip, False),
     "pickle": ("pickle file", _is_pickle, False),
     "skeleton": ("NTU .skeleton file", _is_skeleton, False),
+    "bvh": ("BVH motion file", _is_bvh, False),
+    "keypoint-json": ("COCO keypoint JSON", _is_keypoint_json, False),
     # `dtmr data export LIB -o OUT/`: no existing non-empty folder is taken for one (it may be someone's raw
     # NTU folder), so writing into one always needs --overwrite
     "skeleton-folder": ("new or empty folder", lambda p: False, True),

@@ -1,4 +1,5 @@
-"""The PYSKL / MMAction2 skeleton annotation pickle (writer only; the project never unpickles a file).
+"""The PYSKL / MMAction2 skeleton annotation pickle: the writer. The reader is `dtmr.io.pyskl_pickle_reader`,
+which loads through `dtmr.io.safe_pickle` (plain data and arrays only), never `pickle.load`.
 
 Layout (what PYSKL's `PoseDataset` and MMAction2's skeleton datasets read)::
 

@@ -1,5 +1,6 @@
-"""Open any clip path: a `.skeleton` file, a folder of them (searched recursively), an `.npz` data set or an
-`.h5` clip library, behind one interface (`ClipSource`, docs/ARCHITECTURE.md).
+"""Open any clip path behind one interface (`ClipSource`, docs/ARCHITECTURE.md): a `.skeleton` file, a folder of
+them (searched recursively), an `.npz` data set, an `.h5` clip library, and the formats of other tools (pose
+estimators' `.json` and `.npy`, SGN arrays, PYSKL pickles, BVH; docs/io.md). `OPEN_KINDS` lists them.
 
 HDF5 libraries are read lazily; the other formats are read into memory when opened.
 """
@@ -16,12 +17,36 @@ from ..data.clip import Clip
 from ..errors import InputError
 from ..skeleton import get_topology, topology_names
 from .library import COLUMNS, INT_COLUMNS, ClipLibrary
+from .bvh_reader import read_bvh
+from .coco_json import is_coco_json, read_coco_json
 from .npz_dataset import read_npz_dataset
 from .ntu_skeleton import read_ntu_clip
+from .pose_npy import is_mmpose3d_json, is_pose_npy, read_mmpose3d_json, read_pose_npy
+from .pyskl_pickle_reader import read_pyskl_pickle
+from .sgn_npz import is_sgn_npz, read_sgn_npz
 
 SKELETON_SUFFIX = ".skeleton"
 NPZ_SUFFIX = ".npz"
+NPY_SUFFIX = ".npy"
+JSON_SUFFIX = ".json"
+BVH_SUFFIX = ".bvh"
+PICKLE_SUFFIXES = (".pkl", ".pickle")
 HDF5_SUFFIXES = (".h5", ".hdf5")
+#: every kind `open_clip_source` reads, as a user names it (its error message; the Studio's Open dialog)
+OPEN_KINDS = (
+    ".skeleton (NTU) or a folder of them", ".npz (this project's, SGN/CTR-GCN, VideoPose3D)",
+    ".pkl (PYSKL / MMAction2 annotations)",
+    ".npy (H36M-17, MediaPipe-33 / FreeMoCap, NTU-25)", ".json (COCO-17 from MMPose / OpenPose, or a folder of "
+    "OpenPose frames; MMPose H36M-17 3-D)", ".bvh (motion capture)", ".h5 library",
+)
+#: a source's `format` as a person reads it (`dtmr data info`)
+FORMAT_LABELS = {
+    "ntu-skeleton": "NTU .skeleton", "npz": ".npz data set", "hdf5": "HDF5 clip library",
+    "pose-npy": "3-D pose array", "mmpose-3d-json": "MMPose 3-D keypoint JSON", "coco-json": "COCO-17 keypoint JSON",
+    "bvh": "BVH motion capture", "pyskl-pickle": "PYSKL annotation pickle", "sgn-npz": "SGN / CTR-GCN arrays",
+}
+#: the file name patterns of those kinds, for file dialogs
+OPEN_PATTERNS = ("*.skeleton", "*.npz", "*.pkl", "*.pickle", "*.npy", "*.json", "*.bvh", "*.h5", "*.hdf5")
 
 
 @runtime_checkable
@@ -109,6 +134,8 @@ def open_clip_source(
     """
     path = Path(path)
     topology = check_topology_name(topology, path)
+    if path.is_dir() and is_coco_json(path):  # a folder of OpenPose frames
+        return _in_memory(read_coco_json(path, topology))
     if path.is_dir():
         files = skeleton_files(path)
         if not files:
@@ -126,6 +153,19 @@ def open_clip_source(
     if suffix == SKELETON_SUFFIX:
         _expect_ntu25(topology, path)
         return InMemoryClipSource(str(path), "ntu-skeleton", "ntu25", [read_ntu_clip(path)])
+    if suffix == NPY_SUFFIX or (suffix == NPZ_SUFFIX and is_pose_npy(path)):
+        return read_pose_npy(path, topology)
+    if suffix == JSON_SUFFIX:
+        # an H36M-17 lifter's output names its skeleton; the COCO reader would refuse it as not COCO-17
+        if is_mmpose3d_json(path):
+            return read_mmpose3d_json(path, topology)
+        return _in_memory(read_coco_json(path, topology))
+    if suffix == BVH_SUFFIX:
+        return read_bvh(path, topology)
+    if suffix in PICKLE_SUFFIXES:
+        return _in_memory(read_pyskl_pickle(path, topology))
+    if suffix == NPZ_SUFFIX and is_sgn_npz(path):
+        return _in_memory(read_sgn_npz(path, topology))
     if suffix == NPZ_SUFFIX:
         dataset = read_npz_dataset(path, topology)
         return InMemoryClipSource(str(path), "npz", dataset.topology, dataset.clips, dataset.action_names)
@@ -135,7 +175,12 @@ def open_clip_source(
             library.close()
             raise InputError(path, f"the library holds {library.topology} clips, not {topology}")
         return library
-    raise InputError(path, f"unknown kind of file (expected {SKELETON_SUFFIX}, a folder of them, .npz, .h5)")
+    raise InputError(path, f"unknown kind of file (expected one of: {', '.join(OPEN_KINDS)})")
+
+
+def _in_memory(read) -> InMemoryClipSource:
+    """A reader's result (path, format, topology, clips, action_names) as a source."""
+    return InMemoryClipSource(str(read.path), read.format, read.topology, read.clips, read.action_names)
 
 
 def _expect_ntu25(topology: str | None, path: Path) -> None:

@@ -5,6 +5,10 @@ mapping is a (25, J) matrix and commutes with translation and rotation. Joints t
 are synthesized from neighbours: interpolated (the neck between the spine-shoulder and the head) or
 extrapolated along a limb (hand, hand tip and thumb along elbow->wrist or wrist->hand). A missing
 (NaN) source joint makes every NTU joint that uses it NaN. The tables are in docs/topologies.md.
+
+An NTU joint is *observed* when its row copies one source joint (a single weight of 1), *interpolated* when
+it is a combination with no negative weight, and *extrapolated* otherwise; the last two are *synthesized*
+(`joint_provenance`, `synthesized_joints`). The provenance is read off the matrix, so it cannot drift from it.
 """
 
 from __future__ import annotations
@@ -70,7 +74,40 @@ _RECIPES: dict[str, Recipe] = {
         # COCO has no toe: the foot is a stand-in a little below the ankle, along knee->ankle
         **{f"{s}_foot": {f"{s}_ankle": 1.15, f"{s}_knee": -0.15} for s in ("left", "right")},
     },
+    "h36m17": {
+        **_direct([n for n in _LIMBS if not n.endswith("ankle")]),
+        "spine_base": {"root": 1.0},
+        "spine_mid": {"spine": 1.0},
+        "spine_shoulder": {"thorax": 1.0},
+        # H36M's "neck_base" sits at the chin, its "head" at the top of the head
+        "neck": {"thorax": 0.5, "neck_base": 0.5},
+        "head": {"neck_base": 0.5, "head": 0.5},
+        # H36M's "foot" is the ankle
+        **{f"{s}_ankle": {f"{s}_foot": 1.0} for s in ("left", "right")},
+        **{
+            f"{s}_{ntu}": {f"{s}_wrist": 1.0 + k, f"{s}_elbow": -k}
+            for s in ("left", "right")
+            for ntu, k in (("hand", 0.3), ("hand_tip", 0.6), ("thumb", 0.45))
+        },
+        **{f"{s}_foot": {f"{s}_foot": 1.15, f"{s}_knee": -0.15} for s in ("left", "right")},
+    },
+    "mediapipe33": {
+        **_direct(_LIMBS),
+        "spine_base": {"left_hip": 0.5, "right_hip": 0.5},
+        "spine_shoulder": {"left_shoulder": 0.5, "right_shoulder": 0.5},
+        "spine_mid": {"left_hip": 0.25, "right_hip": 0.25, "left_shoulder": 0.25, "right_shoulder": 0.25},
+        "head": {"left_ear": 0.5, "right_ear": 0.5},
+        "neck": {"left_shoulder": 0.25, "right_shoulder": 0.25, "left_ear": 0.25, "right_ear": 0.25},
+        # MediaPipe's pinky and index landmarks are the knuckles: the palm centre is halfway from the wrist to
+        # their midpoint, the hand tip half a palm beyond it; its thumb and toe landmarks are NTU's own
+        **{f"{s}_hand": {f"{s}_wrist": 0.5, f"{s}_pinky": 0.25, f"{s}_index": 0.25} for s in ("left", "right")},
+        **{f"{s}_hand_tip": {f"{s}_wrist": -0.5, f"{s}_pinky": 0.75, f"{s}_index": 0.75} for s in ("left", "right")},
+        **{f"{s}_thumb": {f"{s}_thumb": 1.0} for s in ("left", "right")},
+        **{f"{s}_foot": {f"{s}_foot_index": 1.0} for s in ("left", "right")},
+    },
 }
+
+OBSERVED, INTERPOLATED, EXTRAPOLATED = "observed", "interpolated", "extrapolated"
 
 
 @lru_cache(maxsize=None)
@@ -107,3 +144,23 @@ def to_ntu25(joints: np.ndarray, source: str | Topology) -> np.ndarray:
         cols = np.flatnonzero(m[row])
         out[..., row, :] = np.tensordot(joints[..., cols, :], m[row, cols], axes=([-2], [0]))
     return out
+
+
+def joint_provenance(source: str | Topology) -> tuple[str, ...]:
+    """OBSERVED, INTERPOLATED or EXTRAPOLATED for each of the 25 NTU joints mapped from `source`."""
+    m = mapping_matrix(get_topology(source).name)
+    out = []
+    for row in m:
+        used = row[row != 0]
+        if len(used) == 1 and used[0] == 1.0:
+            out.append(OBSERVED)
+        elif (used > 0).all():
+            out.append(INTERPOLATED)
+        else:
+            out.append(EXTRAPOLATED)
+    return tuple(out)
+
+
+def synthesized_joints(source: str | Topology) -> tuple[str, ...]:
+    """Names of the NTU-25 joints that a mapping from `source` synthesizes rather than observes, in NTU order."""
+    return tuple(name for name, kind in zip(NTU25.joint_names, joint_provenance(source)) if kind != OBSERVED)

@@ -1,4 +1,5 @@
-"""The registered joint sets: NTU-25 (canonical), Kinect v1 20 (N-UCLA), UI-PRMD 22 and COCO-17.
+"""The registered joint sets: NTU-25 (canonical), Kinect v1 20 (N-UCLA), UI-PRMD 22, COCO-17, Human3.6M-17 and
+MediaPipe-33.
 
 NTU-25 uses the Kinect v2 joint order (SPEC_NOTES §5.1) and the pelvis-rooted tree ("Convention B" of
 SPEC_NOTES §5.2): the hand tip and the thumb both hang off the hand. See docs/topologies.md.
@@ -83,5 +84,56 @@ COCO17 = register_topology(
         feet=((15,), (16,)),
         left_hip=11,
         right_hip=12,
+    )
+)
+
+H36M17 = register_topology(
+    Topology(
+        name="h36m17",
+        description="Human3.6M, 17 joints (VideoPose3D / MMPose lifter output)",
+        # MMPose's names and order (configs/_base_/datasets/h36m.py), the same 17 joints in the same order as
+        # VideoPose3D and 3d-pose-baseline (Hip, RHip, RKnee, RFoot, LHip, LKnee, LFoot, Spine, Thorax,
+        # Neck/Nose, Head, LShoulder, ...). H36M's "foot" is the ankle, "neck_base" sits at the chin/nose
+        # and "head" is the top of the head.
+        joint_names=(
+            "root", "right_hip", "right_knee", "right_foot", "left_hip", "left_knee", "left_foot",
+            "spine", "thorax", "neck_base", "head",
+            "left_shoulder", "left_elbow", "left_wrist", "right_shoulder", "right_elbow", "right_wrist",
+        ),
+        parents=(-1, 0, 1, 2, 0, 4, 5, 0, 7, 8, 9, 8, 11, 12, 8, 14, 15),
+        end_effectors=(3, 6, 16, 13, 10),
+        feet=((6,), (3,)),
+        left_hip=4,
+        right_hip=1,
+    )
+)
+
+MEDIAPIPE33 = register_topology(
+    Topology(
+        name="mediapipe33",
+        description="MediaPipe Pose / BlazePose, 33 landmarks (FreeMoCap body; tree rooted at the left hip)",
+        # MediaPipe's PoseLandmark order, names lower-cased as FreeMoCap writes them
+        joint_names=(
+            "nose", "left_eye_inner", "left_eye", "left_eye_outer", "right_eye_inner", "right_eye",
+            "right_eye_outer", "left_ear", "right_ear", "mouth_left", "mouth_right",
+            "left_shoulder", "right_shoulder", "left_elbow", "right_elbow", "left_wrist", "right_wrist",
+            "left_pinky", "right_pinky", "left_index", "right_index", "left_thumb", "right_thumb",
+            "left_hip", "right_hip", "left_knee", "right_knee", "left_ankle", "right_ankle",
+            "left_heel", "right_heel", "left_foot_index", "right_foot_index",
+        ),
+        # No pelvis or spine, as in COCO: rooted at the left hip, the right hip and the left shoulder hang off
+        # it, the right shoulder and the nose off the left shoulder; the eyes run nose -> inner -> eye ->
+        # outer -> ear (MediaPipe's own connections); fingers, heels and toes hang off wrists and ankles.
+        parents=(
+            11, 0, 1, 2, 0, 4, 5, 3, 6, 0, 0,
+            23, 11, 11, 12, 13, 14,
+            15, 16, 15, 16, 15, 16,
+            -1, 23, 23, 24, 25, 26,
+            27, 28, 27, 28,
+        ),
+        end_effectors=(32, 31, 20, 22, 19, 21, 0),
+        feet=((27, 29, 31), (28, 30, 32)),
+        left_hip=23,
+        right_hip=24,
     )
 )

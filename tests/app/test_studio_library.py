@@ -3,6 +3,7 @@
 from pathlib import Path
 
 import numpy as np
+import pytest
 from PySide6.QtCore import QMimeData, QPoint, QPointF, Qt, QUrl
 from PySide6.QtGui import QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import QFileDialog, QMessageBox
@@ -177,4 +178,55 @@ def test_a_library_libhdf5_cannot_finish_is_refused_while_the_studio_stays_live(
     assert "spinning.h5" in box.text() and "reading did not finish" in box.text()
     assert window.controller.library is opened  # the old library stays open
     assert len(ticks) >= 20  # the event loop ran through the three-second check
+    box.close()
+
+
+def _write_other_tool_file(kind: str, folder: Path) -> Path:
+    """One file of another tool's format (issue 21), holding clips of `make_clip`."""
+    clips = [make_clip(subject, 1) for subject in (1, 2)]
+    if kind == "bvh":
+        from dtmr.io.bvh_writer import write_bvh
+
+        write_bvh(folder / "clip.bvh", clips[0])
+        return folder / "clip.bvh"
+    if kind == "pkl":
+        from dtmr.io.pyskl_pickle import pyskl_annotation, write_pyskl_pickle
+
+        names = [f"S001C001P00{i + 1}R001A001" for i in range(2)]
+        write_pyskl_pickle(folder / "clips.pkl", [pyskl_annotation(n, 0, c.joints[None]) for n, c in zip(names, clips)],
+                           {"all": names})
+        return folder / "clips.pkl"
+    if kind == "sgn":
+        x = np.zeros((2, 300, 150), np.float32)
+        for i, c in enumerate(clips):
+            x[i, :c.num_frames, :75] = c.joints.reshape(c.num_frames, 75)
+        np.savez(folder / "NTU60_CS.npz", x_train=x, y_train=np.eye(60)[[0, 1]], x_test=x[:1], y_test=np.eye(60)[[0]])
+        return folder / "NTU60_CS.npz"
+    if kind == "npy":
+        np.save(folder / "mediapipe_body_3d_xyz.npy", clips[0].joints)
+        return folder / "mediapipe_body_3d_xyz.npy"
+    raise ValueError(kind)
+
+
+@pytest.mark.parametrize("kind, rows", [("bvh", 1), ("pkl", 2), ("sgn", 3), ("npy", 1)])
+def test_the_studio_opens_the_formats_of_other_tools(make_studio, tmp_path, qtbot, kind, rows):
+    path = _write_other_tool_file(kind, tmp_path)
+    window = make_studio()
+    window.open_path(path)
+    qtbot.waitUntil(lambda: window.controller.library is not None, timeout=20000)
+    settle(qtbot, window)
+    assert window.library_panel.model.rowCount() == rows
+    assert ViewKind.SOURCE in window.comparison.clips
+
+
+def test_2d_keypoints_get_a_message_saying_how_to_lift_them(make_studio, tmp_path, qtbot):
+    from dtmr.render.coco_keypoints import write_coco_json
+
+    path = tmp_path / "keypoints.json"
+    write_coco_json(path, make_clip(1, 1))
+    window = make_studio()
+    window.open_path(path)
+    qtbot.waitUntil(lambda: bool(window.message_boxes), timeout=20000)
+    box = window.message_boxes[0]
+    assert "keypoints.json" in box.text() and "--lift" in box.text()
     box.close()

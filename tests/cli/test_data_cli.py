@@ -267,3 +267,42 @@ def test_import_shows_progress_on_a_terminal(capsys, monkeypatch, tmp_path, ntu_
     assert code == 0 and "4 clips" in stdout
     assert f"\rimporting into {tmp_path / 'lib.h5'} | [####################] 4/4  " in err
     assert err.endswith("\r" + " " * 200 + "\r")  # the counter is erased before anything else is printed
+
+
+# -- formats of other tools (issue 21) --------------------------------------------------------------------
+def test_a_clip_exports_to_bvh_and_coco_json(capsys, tmp_path, ntu_clips):
+    lib = tmp_path / "lib.h5"
+    ClipLibrary.create(lib, ntu_clips).close()
+    code, out, _ = run(capsys, "data", "export", lib, "--clip", "1", "-o", tmp_path / "c.bvh")
+    assert code == 0 and "c.bvh" in out
+    assert info_json(capsys, tmp_path / "c.bvh")["format"] == "bvh"
+    code, out, _ = run(capsys, "data", "export", lib, "--clip", "1", "-o", tmp_path / "c.json")
+    assert code == 0
+    entries = json.loads((tmp_path / "c.json").read_text())
+    assert len(entries) == ntu_clips[1].num_frames and len(entries[0]["keypoints"]) == 17 * 3
+    # 2-D keypoints are not clips: the error says how to lift them
+    code, _, err = run(capsys, "data", "info", tmp_path / "c.json")
+    assert_one_line_error(code, err, "c.json", "--lift")
+
+
+def test_import_lift_makes_3d_coco17_clips_from_2d_keypoints(capsys, tmp_path, ntu_clips):
+    from dtmr.io.pyskl_pickle import pyskl_annotation, write_pyskl_pickle
+    from dtmr.render.coco_keypoints import write_coco_json
+
+    lib = tmp_path / "lib.h5"
+    ClipLibrary.create(lib, ntu_clips).close()
+    write_coco_json(tmp_path / "c.json", ntu_clips[0])
+    points = json.loads((tmp_path / "c.json").read_text())
+    keypoints = np.array([np.reshape(e["keypoints"], (17, 3))[:, :2] for e in points], np.float32)
+    write_pyskl_pickle(tmp_path / "two_d.pkl", [pyskl_annotation("clip", 0, keypoints[None])], {"all": ["clip"]})
+    code, out, err = run(capsys, "data", "import", tmp_path / "c.json", tmp_path / "two_d.pkl", "--lift",
+                         "-o", tmp_path / "lifted.h5")
+    assert code == 0, err
+    with ClipLibrary(tmp_path / "lifted.h5") as lifted:
+        assert lifted.topology == "coco17" and len(lifted) == 2
+        for i in range(2):
+            clip = lifted.read(i)
+            assert clip.num_frames == ntu_clips[0].num_frames and np.isfinite(clip.joints).all()
+            assert clip.extra["lifted"] == "lifter_coco17.pt"
+    code, _, err = run(capsys, "data", "import", lib, "--lift", "-o", tmp_path / "x.h5")
+    assert_one_line_error(code, err, "lib.h5", "--lift reads 2-D keypoints")

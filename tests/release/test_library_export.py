@@ -3,8 +3,6 @@ read back, releases exported with their ids only, and the errors a user can hit.
 
 from __future__ import annotations
 
-import io
-import pickle
 from pathlib import Path
 
 import h5py
@@ -17,6 +15,7 @@ from dtmr.errors import DtmrError, InputError
 from dtmr.io.library import ClipLibrary
 from dtmr.io.npz_dataset import read_npz_dataset
 from dtmr.io.ntu_skeleton import read_ntu_clip
+from dtmr.io.pyskl_pickle_reader import load_annotation_pickle
 from dtmr.release.export import export_library
 
 REPO = Path(__file__).resolve().parents[2]
@@ -25,22 +24,14 @@ DEMO = REPO / "resources" / "demo" / "demo_library.h5"
 DEMO_CLIPS = [0, 1, 13, 36, 37, 50]
 
 
-class _ArraysOnly(pickle.Unpickler):
-    """Loads only what an annotation pickle may hold: plain containers, str, int and arrays rebuilt by
-    `numpy.ndarray(shape, dtype, bytearray)`. Anything else in the file fails the test."""
-
-    ALLOWED = {("numpy", "ndarray"), ("builtins", "bytearray")}
-
-    def find_class(self, module, name):
-        if (module, name) not in self.ALLOWED:
-            raise pickle.UnpicklingError(f"the pickle names {module}.{name}")
-        return super().find_class(module, name)
-
-
 def read_annotations(path: Path) -> dict:
+    """The exported pickle, loaded by the project's restricted reader (plain data and arrays only)."""
     data = path.read_bytes()
     assert data[:2] == b"\x80\x04"  # protocol 4
-    return _ArraysOnly(io.BytesIO(data)).load()
+    # arrays go through numpy.ndarray + bytearray, never NumPy's own reducer: NumPy 2's names `numpy._core`
+    # (which NumPy < 1.26, common in PYSKL environments, cannot import)
+    assert b"_reconstruct" not in data and b"_core" not in data
+    return load_annotation_pickle(path)
 
 
 @pytest.fixture

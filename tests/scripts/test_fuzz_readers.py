@@ -18,7 +18,7 @@ def test_a_short_run_counts_every_variant_and_finds_no_problem():
     assert result.returncode == 0, result.stdout + result.stderr
     rows = {line.split("|")[1].strip(): [c.strip() for c in line.split("|")[2:-1]]
             for line in result.stdout.splitlines() if line.startswith("| `")}
-    assert set(rows) == {"`skeleton`", "`npz`", "`h5`", "`h5@2056`"}
+    assert set(rows) == {"`skeleton`", "`npz`", "`h5`", "`h5@2056`", "`bvh`", "`json`", "`pkl`", "`sgn`", "`npy`"}
     for name, cells in rows.items():
         variants, counts = int(cells[0]), [int(c) for c in cells[1:7]]
         assert variants == (3 if name == "`h5@2056`" else 4) == sum(counts)
@@ -37,3 +37,19 @@ def test_a_hang_is_reported_and_fails_the_run(tmp_path):
                  "--limit", "2", "--hdf5-deadline", "30")
     assert result.returncode == 1
     assert "hang no answer within 2 s" in result.stdout
+
+
+def test_a_malicious_pickle_variant_is_refused_and_never_runs(tmp_path, monkeypatch):
+    """Every crafted PYSKL variant is a pickle that would create a marker file if its code ran."""
+    import random
+
+    monkeypatch.syspath_prepend(str(SCRIPT.parent))
+    import fuzz_readers
+
+    out = tmp_path / "evil.pkl"
+    for i in range(6):
+        what = fuzz_readers.craft_pickle(tmp_path / "base.pkl", out, random.Random(i))
+        assert what.startswith("malicious pickle")
+        kind, detail = fuzz_readers.classify(str(out), None)
+        assert kind == "error" and "refused to load" in detail, detail
+        assert not (tmp_path / fuzz_readers.MARKER).exists()

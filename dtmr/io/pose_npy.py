@@ -1,0 +1,297 @@
+"""3-D joint arrays written by pose estimators and lifters, one clip per file.
+
+* `.npy` of shape (T, J, 3): FreeMoCap's `output_data/mediapipe_body_3d_xyz.npy` (MediaPipe's 33 landmarks),
+  VideoPose3D's `--viz-export` (Human3.6M's 17 joints), MotionBERT-style exports. A bare array cannot say
+  which skeleton it holds, so the joint count decides: 17 -> `h36m17`, 33 -> `mediapipe33`, 25 -> `ntu25`
+  (`topology=` picks another registered set with that many joints). A FreeMoCap names file beside the array
+  (`mediapipe_names_and_connections_dict.json`, `{"body": {"names": [...]}}`) is checked against the
+  MediaPipe order and, when its names are the same in another order, used to reorder the joints.
+* `.npz` holding one such array under `positions_3d`, `keypoints_3d`, `poses_3d` or `keypoints`, and
+  optionally a scalar `fps`.
+* MMPose's 3-D pose-lifter results JSON (`demo/body3d_pose_lifter_demo.py --save-predictions`):
+  `{"meta_info": {"dataset_name": "h36m", ...}, "instance_info": [{"frame_id", "instances": [{"keypoints":
+  17 x [x, y, z], ...}]}]}`; the first instance of each frame is the clip (MMPose sorts them by track id),
+  a frame without one is a frame of NaN.
+
+Coordinates become the project's (metres, y up, right-handed, see docs/topologies.md):
+
+* Units: millimetres (FreeMoCap) or metres (lifters) are told apart by the median distance between the two
+  hips: above `MILLIMETRE_HIP_WIDTH` (no person's hips are 5 m apart, nor 5 mm) the array is in millimetres.
+* Up axis: each producer's own, `DEFAULT_UP` (`up=` overrides it for arrays): VideoPose3D exports camera space
+  (x right, y down, z forward), turned 180 degrees about z into Kinect's camera space; FreeMoCap's world is z
+  up once calibrated on a ground-plane board; NTU-25 arrays are Kinect's own. MMPose's demo writes
+  (-x, z, -y) of camera space, a mirror image, which is mirrored back.
+
+Labels and subjects are unknown (None); the frame rate is `DEFAULT_FPS` unless the file or `fps=` gives one.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import zipfile
+from pathlib import Path
+
+import numpy as np
+
+from ..data.clip import Clip
+from ..errors import InputError
+from ..skeleton import get_topology, topology_names
+from .npz_dataset import (
+    _HEADER_ERRORS,
+    _NPY_MAGIC,
+    _NPY_VERSIONS,
+    _READ_ERRORS,
+    _ArchiveReader,
+    _one_line,
+)
+
+FORMAT_ARRAY = "pose-npy"
+FORMAT_MMPOSE = "mmpose-3d-json"
+DEFAULT_FPS = 30.0
+#: the topology a bare array of J joints is read as
+BY_JOINT_COUNT = {17: "h36m17", 25: "ntu25", 33: "mediapipe33"}
+NPZ_KEYS = ("positions_3d", "keypoints_3d", "poses_3d", "keypoints")
+FREEMOCAP_NAMES = "mediapipe_names_and_connections_dict.json"
+#: a hip-to-hip distance above this many units means the array is in millimetres
+MILLIMETRE_HIP_WIDTH = 5.0
+#: which axis points up in arrays of each joint set, as its usual producer writes them (others: y up)
+DEFAULT_UP = {"h36m17": "-y", "mediapipe33": "+z"}
+#: proper rotations taking the named axis onto +y (new = old @ R.T)
+UP_ROTATIONS = {
+    "+y": np.eye(3),
+    "-y": np.diag([-1.0, -1.0, 1.0]),
+    "+z": np.array([[1.0, 0, 0], [0, 0, 1], [0, -1, 0]]),
+    "-z": np.array([[1.0, 0, 0], [0, 0, -1], [0, 1, 0]]),
+    "+x": np.array([[0.0, -1, 0], [1, 0, 0], [0, 0, 1]]),
+    "-x": np.array([[0.0, 1, 0], [-1, 0, 0], [0, 0, 1]]),
+}
+#: MMPose's (-x, z, -y) of camera space back to Kinect's (-x, -y, z): swap y and z
+MMPOSE_TO_PROJECT = np.array([[1.0, 0, 0], [0, 0, 1], [0, 1, 0]])
+MAX_JSON_BYTES = 256 * 2**20
+SNIFF_BYTES = 4096
+
+
+def is_pose_npy(path: str | Path) -> bool:
+    """A `.npy` file, or an `.npz` whose members include one of `NPZ_KEYS` (and not the data-set layout)."""
+    path = Path(path)
+    try:
+        suffix = path.suffix.lower()
+        if suffix == ".npy":
+            return path.is_file()
+        if suffix != ".npz" or not path.is_file():
+            return False
+        with zipfile.ZipFile(path) as archive:  # reads the central directory only
+            members = {name.removesuffix(".npy") for name in archive.namelist()}
+        return bool(members & set(NPZ_KEYS)) and not members & {"joints", "joints_flat"}
+    except Exception:  # noqa: BLE001  (a sniff never raises)
+        return False
+
+
+def is_mmpose3d_json(path: str | Path) -> bool:
+    """A `.json` whose first KiB name MMPose's `meta_info` for the Human3.6M data set."""
+    path = Path(path)
+    try:
+        if path.suffix.lower() != ".json" or not path.is_file():
+            return False
+        with open(path, "rb") as fh:
+            head = fh.read(SNIFF_BYTES)
+        compact = b"".join(head.split())
+        return b'"meta_info"' in compact and b'"dataset_name":"h36m"' in compact
+    except Exception:  # noqa: BLE001
+        return False
+
+
+def read_pose_npy(path: str | Path, topology: str | None = None, up: str | None = None, fps: float | None = None):
+    """The one clip of a `.npy` / `.npz` pose array as an `InMemoryClipSource` (format "pose-npy")."""
+    path_str = str(path)
+    if up is not None and up not in UP_ROTATIONS:
+        raise InputError(path_str, f"unknown up axis {up!r} (expected one of {', '.join(UP_ROTATIONS)})")
+    if Path(path_str).suffix.lower() == ".npz":
+        joints, file_fps = _read_npz(path_str)
+    else:
+        joints, file_fps = _read_npy(path_str), None
+    topo = _topology_for(joints.shape[1], topology, path_str)
+    if topo == "mediapipe33":
+        joints = _freemocap_order(joints, path_str)
+    rotation = UP_ROTATIONS[up or DEFAULT_UP.get(topo, "+y")]
+    clip = _clip(joints @ rotation.T, topo, fps or file_fps or DEFAULT_FPS, path_str)
+    return _source(path_str, FORMAT_ARRAY, clip)
+
+
+def read_mmpose3d_json(path: str | Path, topology: str | None = None, fps: float | None = None):
+    """The first person of MMPose's 3-D results JSON as an `InMemoryClipSource` (format "mmpose-3d-json")."""
+    path_str = str(path)
+    if topology not in (None, "h36m17"):
+        raise InputError(path_str, f"MMPose 3-D results hold h36m17 joints, not {topology}")
+    document = _load_json(path_str)
+    if not isinstance(document, dict) or not isinstance(document.get("instance_info"), list):
+        raise InputError(path_str, "not MMPose 3-D results: no 'instance_info' list")
+    _check_mmpose_names(document.get("meta_info"), path_str)
+    frames = document["instance_info"]
+    if not frames:
+        raise InputError(path_str, "'instance_info' holds no frames")
+    h36m = get_topology("h36m17")
+    joints = np.full((len(frames), h36m.num_joints, 3), np.nan)
+    for t, frame in enumerate(frames):
+        instances = frame.get("instances") if isinstance(frame, dict) else None
+        if not isinstance(instances, list):
+            raise InputError(path_str, f"frame {t}: no 'instances' list")
+        if not instances:
+            continue
+        first = instances[0]
+        keypoints = first.get("keypoints") if isinstance(first, dict) else None
+        try:
+            values = np.array(keypoints, dtype=np.float64)
+        except (TypeError, ValueError, OverflowError):
+            raise InputError(path_str, f"frame {t}: 'keypoints' is not a table of numbers") from None
+        if values.shape == (h36m.num_joints, 2):
+            raise InputError(path_str, f"frame {t}: 2-D keypoints; these are 3-D results only")
+        if values.shape != (h36m.num_joints, 3):
+            raise InputError(path_str, f"frame {t}: 'keypoints' must be 17 x [x, y, z], got shape {values.shape}")
+        joints[t] = values
+    clip = _clip(joints @ MMPOSE_TO_PROJECT.T, "h36m17", fps or DEFAULT_FPS, path_str)
+    return _source(path_str, FORMAT_MMPOSE, clip)
+
+
+def _read_npy(path: str) -> np.ndarray:
+    """The array of a `.npy` file, its header checked against the file size before anything is allocated."""
+    try:
+        with open(path, "rb") as fh:
+            if fh.read(len(_NPY_MAGIC)) != _NPY_MAGIC:
+                raise InputError(path, "not a .npy array (no NUMPY header)")
+            fh.seek(0)
+            version = np.lib.format.read_magic(fh)
+            if version not in _NPY_VERSIONS:
+                raise InputError(path, f"unsupported .npy format version {version[0]}.{version[1]}")
+            try:
+                shape, _, dtype = _NPY_VERSIONS[version](fh)
+            except _HEADER_ERRORS as exc:
+                reason = _one_line(exc).split(": ")[0][:80] if isinstance(exc, ValueError) else type(exc).__name__
+                raise InputError(path, f"its .npy header cannot be parsed ({reason})") from None
+            header_end = fh.tell()
+            size = fh.seek(0, 2)
+        _check_array_header(shape, dtype, path)
+        declared = math.prod(shape) * dtype.itemsize
+        if header_end + declared != size:
+            raise InputError(path, f"its header declares {declared} bytes of data after a {header_end}-byte "
+                                   f"header, but the file holds {size} bytes")
+        return np.load(path, allow_pickle=False)
+    except FileNotFoundError:
+        raise
+    except _READ_ERRORS as exc:
+        raise InputError(path, f"not a readable .npy array ({_one_line(exc)})") from None
+
+
+def _read_npz(path: str) -> tuple[np.ndarray, float | None]:
+    try:
+        archive = np.load(path, allow_pickle=False)
+    except FileNotFoundError:
+        raise
+    except _READ_ERRORS as exc:
+        raise InputError(path, f"not a readable .npz archive ({_one_line(exc)})") from None
+    if not isinstance(archive, np.lib.npyio.NpzFile):
+        raise InputError(path, "a single .npy array named .npz")
+    with archive:
+        arrays = _ArchiveReader(archive, path)
+        key = next((k for k in NPZ_KEYS if k in arrays), None)
+        if key is None:
+            present = ", ".join(sorted(arrays.names)[:8]) or "nothing"
+            raise InputError(path, f"no pose array: expected one of {', '.join(NPZ_KEYS)}, found {present}")
+        joints = arrays.get(key)
+        _check_array_header(joints.shape, joints.dtype, path, key)
+        fps = None
+        if "fps" in arrays:
+            value = arrays.get("fps")
+            if value.shape != () or value.dtype.kind not in "fiu" or not 0 < float(value) < math.inf:
+                raise InputError(path, f"'fps' must be one positive number, got {value.dtype} {value.shape}")
+            fps = float(value)
+    return joints, fps
+
+
+def _check_array_header(shape: tuple, dtype: np.dtype, path: str, name: str = "array") -> None:
+    if dtype.hasobject:
+        raise InputError(path, f"the {name} holds Python objects, which are never unpickled")
+    accepted = " or ".join(f"(T, {j}, 3)" for j in BY_JOINT_COUNT)
+    if dtype.kind not in "fiu" or len(shape) != 3 or shape[2] != 3 or shape[0] < 1:
+        raise InputError(path, f"the {name} is {dtype} {tuple(shape)}; expected numbers of shape {accepted} "
+                               "(frames, joints, xyz)")
+
+
+def _topology_for(num_joints: int, requested: str | None, path: str) -> str:
+    if requested is not None:
+        try:
+            topo = get_topology(requested)
+        except KeyError:
+            raise InputError(path, f"unknown topology {requested!r} (known: {', '.join(topology_names())})") from None
+        if topo.num_joints != num_joints:
+            raise InputError(path, f"topology {topo.name} has {topo.num_joints} joints, the array has {num_joints}")
+        return topo.name
+    if num_joints not in BY_JOINT_COUNT:
+        accepted = ", ".join(f"{j} ({name})" for j, name in BY_JOINT_COUNT.items())
+        raise InputError(path, f"{num_joints} joints per frame; a bare array is read by its joint count: {accepted}")
+    return BY_JOINT_COUNT[num_joints]
+
+
+def _freemocap_order(joints: np.ndarray, path: str) -> np.ndarray:
+    """Joints in MediaPipe's order, checked (and reordered) against FreeMoCap's names file when one is beside."""
+    names_file = Path(path).with_name(FREEMOCAP_NAMES)
+    if not names_file.is_file():
+        return joints
+    document = _load_json(str(names_file), limit=16 * 2**20)
+    body = document.get("body") if isinstance(document, dict) else None
+    names = body.get("names") if isinstance(body, dict) else None
+    expected = get_topology("mediapipe33").joint_names
+    if not isinstance(names, list) or sorted(map(str, names)) != sorted(expected):
+        raise InputError(names_file, "its 'body' 'names' are not MediaPipe's 33 pose landmarks")
+    return joints[:, [names.index(n) for n in expected]]
+
+
+def _check_mmpose_names(meta, path: str) -> None:
+    """When MMPose's metadata names its keypoints, they must be Human3.6M's 17 in our order."""
+    names = meta.get("keypoint_id2name") if isinstance(meta, dict) else None
+    if names is None:
+        return
+    expected = {str(j): name for j, name in enumerate(get_topology("h36m17").joint_names)}
+    if names != expected:
+        raise InputError(path, "its 'keypoint_id2name' is not Human3.6M's 17 joints")
+
+
+def _load_json(path: str, limit: int = MAX_JSON_BYTES):
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read(limit + 1)
+        if len(data) > limit:
+            raise InputError(path, f"larger than {limit // 2**20} MiB; not read")
+        return json.loads(data)
+    except FileNotFoundError:
+        raise
+    except (OSError, ValueError, RecursionError) as exc:
+        raise InputError(path, f"not readable JSON ({_one_line(exc)[:120]})") from None
+
+
+def _clip(joints: np.ndarray, topology: str, fps: float, path: str) -> Clip:
+    """A clip in metres: millimetre arrays (wide hips) are scaled down."""
+    topo = get_topology(topology)
+    with np.errstate(over="ignore", invalid="ignore"):
+        joints = np.asarray(joints, dtype=np.float64)
+        if np.isinf(joints).any():
+            raise InputError(path, "infinite coordinates")
+        width = np.linalg.norm(joints[:, topo.left_hip] - joints[:, topo.right_hip], axis=-1)
+    width = width[np.isfinite(width)]
+    if width.size == 0:
+        raise InputError(path, "the two hips are never both present: cannot tell the units")
+    if np.median(width) > MILLIMETRE_HIP_WIDTH:
+        joints = joints / 1000.0
+    try:
+        return Clip(joints=joints, topology=topology, fps=float(fps), source_file=path,
+                    sample_name=Path(path).stem)
+    except ValueError as exc:
+        raise InputError(path, str(exc)) from None
+
+
+def _source(path: str, format: str, clip: Clip):
+    # imported here: `sources` imports the readers to dispatch on a path
+    from .sources import InMemoryClipSource
+
+    return InMemoryClipSource(path, format, clip.topology, [clip])

@@ -1,0 +1,58 @@
+"""2-D keypoint files opened as 3-D clips: read the 2-D keypoints, lift them (`lift_keypoints`), wrap the
+result as a clip source. What `dtmr data import FILE --lift` reads.
+
+Lifted clips are `coco17` in metres, root-relative (the lifter puts the hip midpoint at the origin of every
+frame, so a lifted clip does not travel) and carry `extra["lifted"]` with the lifter's file name, so a
+library says which of its clips were guessed from 2-D. 2-D sources: COCO-17 keypoint JSON (MMPose /
+ViTPose, COCO results, OpenPose files and folders; `dtmr.io.coco_json`) and 2-D PYSKL pickles
+(`dtmr.io.pyskl_pickle_reader`).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..data.clip import Clip
+from ..errors import InputError
+from ..io.coco_json import DEFAULT_FPS, is_coco_json, read_coco_json_2d
+from ..io.sources import PICKLE_SUFFIXES, InMemoryClipSource
+from ..skeleton import COCO17
+from .apply import DEFAULT_LIFTER, lift_keypoints
+
+#: what `open_lifted` reads, as a person names it
+LIFTABLE = "COCO-17 keypoint JSON (a file or a folder of OpenPose frames) or a 2-D PYSKL pickle"
+
+
+def open_lifted(path: str | Path, lifter=None) -> InMemoryClipSource:
+    """The 2-D keypoints of `path` lifted to 3-D `coco17` clips; an InputError naming `path` when it holds
+    none. `lifter`: a network or checkpoint path (default: the bundled one)."""
+    path = Path(path)
+    lifted_by = Path(lifter).name if isinstance(lifter, (str, Path)) else DEFAULT_LIFTER[-1]
+    if path.suffix.lower() in PICKLE_SUFFIXES:
+        from ..io.pyskl_pickle_reader import read_pyskl_2d
+
+        poses = read_pyskl_2d(path)
+        if poses.topology != COCO17.name:
+            raise InputError(path, f"the lifter takes coco17 keypoints, not {poses.topology}")
+        clips = []
+        for pose in poses.poses:
+            joints = lift_keypoints(pose.keypoints, pose.scores, lifter=lifter, source=str(path))
+            fields = dict(pose.fields)
+            fields["extra"] = {**fields.get("extra", {}), "lifted": lifted_by}
+            clips.append(_clip(joints, path, fields))
+        return InMemoryClipSource(str(path), "pyskl-pickle-lifted", COCO17.name, clips)
+    if is_coco_json(path):
+        found = read_coco_json_2d(path)
+        joints = lift_keypoints(found.keypoints, found.scores, lifter=lifter, source=str(path))
+        name = path.name[: -len(".json")] if path.name.lower().endswith(".json") else path.name
+        fields = {"fps": found.fps or DEFAULT_FPS, "source_file": str(path), "sample_name": name,
+                  "extra": {"lifted": lifted_by}}
+        return InMemoryClipSource(str(path), "coco-json-lifted", COCO17.name, [_clip(joints, path, fields)])
+    raise InputError(path, f"--lift reads 2-D keypoints: {LIFTABLE}")
+
+
+def _clip(joints, path: Path, fields: dict) -> Clip:
+    try:
+        return Clip(joints=joints, topology=COCO17.name, **fields)
+    except ValueError as exc:
+        raise InputError(path, str(exc)) from None
