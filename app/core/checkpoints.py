@@ -4,7 +4,8 @@ Every file is read through `dtmr.models.checkpoint.read_checkpoint_header` (memo
 even a 90 MB `paper` checkpoint costs milliseconds and never executes code), and the β = 1 partner that
 makes the retargeted view is `dtmr.models.pairing.find_full_model`, the rule `dtmr export` follows too.
 Retargeters (DisentangledTMR, DMR, PMR, ...) are listed one per β; SGN recognizers are kept per task
-("action", "subject") for the live predictions.
+("action", "subject") for the live predictions. A file that cannot be read is one `CheckpointProblem`
+(`CheckpointError`'s line); one the user added can be removed from the list (`removable`).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from dtmr.data.label_set import LabelSet
 from dtmr.models.checkpoint_header import CheckpointHeader, read_checkpoint_header
 from dtmr.models.pairing import CHECKPOINT_SUFFIXES, find_full_model, scan_checkpoints
 
@@ -20,19 +22,30 @@ CheckpointInfo = CheckpointHeader
 #: the β selected first when no model was chosen before (DESIGN §3: 0.2 is the recommended trade-off)
 RECOMMENDED_BETA = 0.2
 
-__all__ = ["CHECKPOINT_SUFFIXES", "RECOMMENDED_BETA", "CheckpointInfo", "ModelCatalog", "build_catalog",
-           "read_checkpoint_info"]
+__all__ = ["CHECKPOINT_SUFFIXES", "RECOMMENDED_BETA", "CheckpointInfo", "CheckpointProblem", "ModelCatalog",
+           "build_catalog", "other_data_set_note", "read_checkpoint_info"]
 
 #: the catalogue entry of one checkpoint file; `CheckpointError` naming the file when unreadable
 read_checkpoint_info = read_checkpoint_header
+
+
+@dataclass(frozen=True)
+class CheckpointProblem:
+    """A file that could not be read: its one line (the file and why), and the file when the user added it."""
+
+    text: str
+    #: the user-added file this is about (it can be removed from the list); None for a models-folder file
+    removable: Path | None = None
 
 
 @dataclass
 class ModelCatalog:
     retargeters: list[CheckpointInfo] = field(default_factory=list)
     recognizers: dict[str, CheckpointInfo] = field(default_factory=dict)
-    #: one line per file that could not be read
-    problems: list[str] = field(default_factory=list)
+    #: one per file that could not be read
+    problems: list[CheckpointProblem] = field(default_factory=list)
+    #: the open library's labels, which the entries are checked against (`other_data_set_note`)
+    library: LabelSet | None = None
 
     def add(self, info: CheckpointInfo) -> None:
         if info.is_recognizer:
@@ -58,9 +71,23 @@ class ModelCatalog:
 
 
 def build_catalog(folders: list[Path], files: list[Path]) -> ModelCatalog:
-    """Every checkpoint in `folders` (not recursive) plus the user's `files`, with unreadable ones listed."""
+    """Every checkpoint in `folders` (not recursive) plus the user's `files`, with unreadable ones listed.
+
+    Each problem line of `scan_checkpoints` starts with its file ("FILE: why"), which says whether the user
+    added it."""
     catalog = ModelCatalog()
-    headers, catalog.problems = scan_checkpoints(folders, files)
+    headers, problems = scan_checkpoints(folders, files)
+    for line in problems:
+        added = next((Path(f) for f in files if line.startswith(f"{f}: ")), None)
+        catalog.problems.append(CheckpointProblem(line, added))
     for header in headers:
         catalog.add(header)
     return catalog
+
+
+def other_data_set_note(info: CheckpointInfo, library: LabelSet | None) -> str:
+    """"trained on the synthetic set, not this library's" when `info` records another data set than the
+    open library's (by label-set fingerprint); "" when it is the same one or cannot be checked."""
+    if info.trained_on.same_data_set(library) is False:
+        return f"trained on {info.trained_on.description}, not on this library's data"
+    return ""

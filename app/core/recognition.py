@@ -3,7 +3,9 @@
 Each recognizer's `window_probabilities(clip, window, stride=1)` gives a (T, C) array: row t is the
 prediction for the window of `window` frames centred on frame t. The live top-5 lists read the row of
 the current frame and the timeline tracks plot one column over time, so moving the playhead needs no
-new inference; the job runs again when the clip, reference or model changes.
+new inference; the job runs for the views whose clip changed (the controller keeps the others: a new
+reference does not recompute the source's predictions). Which class is a clip's true label is not a class
+index but `dtmr.data.label_set.match_classes` of `TaskProbabilities.classes` against the library's labels.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from .checkpoints import CheckpointInfo
 
 if TYPE_CHECKING:  # dtmr.models imports torch, which the Studio loads only in its model workers
     from dtmr.data.clip import Clip
+    from dtmr.data.label_set import RecognizerClasses
     from dtmr.models.recognizers import Recognizer
 
 WINDOW = 32
@@ -39,13 +42,11 @@ class TaskProbabilities:
     class_names: list[str]
     labels: np.ndarray  # (C,) the data set's label of each class index
     per_frame: dict[str, np.ndarray]  # view name -> (T, C)
+    #: what the classes are and which data set they come from (the checkpoint header's), for matching
+    classes: RecognizerClasses
 
-    def class_of(self, label: int | None) -> int | None:
-        """Class index of a data-set label, None when unknown or not among the classes."""
-        if label is None or label < 0:
-            return None
-        hits = np.flatnonzero(self.labels == label)
-        return int(hits[0]) if hits.size else None
+    def with_views(self, per_frame: dict[str, np.ndarray]) -> TaskProbabilities:
+        return TaskProbabilities(self.task, self.class_names, self.labels, per_frame, self.classes)
 
     def top_k(self, view: str, frame: int, k: int = TOP_K) -> list[Prediction]:
         probs = self.per_frame[view]
@@ -60,7 +61,7 @@ class TaskProbabilities:
 
 @dataclass(frozen=True)
 class RecognitionRequest:
-    clips: dict[str, Clip]  # view name -> clip
+    clips: dict[str, Clip]  # view name -> clip, only the views to compute
     action: CheckpointInfo | None
     subject: CheckpointInfo | None
     device: str | None
@@ -106,5 +107,6 @@ class Recognition:
                                              dtype=np.float32)
                 done += 1
                 progress(done, total, f"{task} probabilities of the {view} view")
-            tasks[task] = TaskProbabilities(task, list(recognizer.class_names), np.asarray(recognizer.labels), per_frame)
+            tasks[task] = TaskProbabilities(task, list(recognizer.class_names), np.asarray(recognizer.labels), per_frame,
+                                            info.classes)
         return RecognitionResult(request, tasks)

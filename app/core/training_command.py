@@ -17,11 +17,39 @@ from pathlib import Path
 
 import dtmr
 from dtmr.cli.train_cmd import MAX_BATCH, MAX_QUADRUPLETS, parse_loss_weight
+from dtmr.data.splits import SPLITS, split_indices
+from dtmr.errors import DtmrError
 from dtmr.train.presets import PRESETS
 
 #: `--model-option residual=naive` (one of `dtmr.models.config.RESIDUALS`, not imported here: dtmr.models loads
 #: torch, which the Studio imports only when a model is used); the paper's residual is "source"
 NAIVE_RESIDUAL = "naive"
+#: `dtmr train --method` choices and their names; the first is `dtmr train`'s default
+METHODS = {"dtmr": "DisentangledTMR", "dmr": "DMR", "pmr": "PMR"}
+DEFAULT_METHOD = "dtmr"
+#: the file `dtmr train` keeps its resumable state in (`dtmr.train.loop.STATE_FILE`; that module loads torch)
+STATE_FILE = "train_state.pt"
+#: when a library fits several named splits (NTU fits both of its own; UI-PRMD's, which checks only that
+#: repetitions are 0-9, fits many sets), the first of these that fits is proposed
+SPLIT_PREFERENCE = ("ntu_cs", "ntu_cv", "nwucla", "synthetic", "uiprmd")
+
+
+def library_split(metadata) -> str | None:
+    """The named split (`dtmr.data.splits`) proposed for a library's metadata table: the first of
+    `SPLIT_PREFERENCE` that accepts it, None when none does."""
+    for name in SPLIT_PREFERENCE:
+        if name in SPLITS:
+            try:
+                split_indices(name, metadata)
+            except DtmrError:
+                continue
+            return name
+    return None
+
+
+def resumable(out: str | Path) -> bool:
+    """Whether `out` holds a run `dtmr train --resume` can continue."""
+    return bool(str(out).strip()) and (Path(out) / STATE_FILE).is_file()
 
 
 @dataclass(frozen=True)
@@ -38,6 +66,8 @@ class TrainingConfig:
     device: str
     #: processes (one per GPU) when more than one GPU is chosen
     gpus: int = 1
+    #: `--method`, passed only when not `DEFAULT_METHOD`
+    method: str = DEFAULT_METHOD
     resume: bool = False
     epochs: tuple[int, int, int] | None = None
     batch: int | None = None
@@ -58,6 +88,8 @@ class TrainingConfig:
             raise ValueError(f"the training data {self.data} does not exist")
         if not self.out:
             raise ValueError("choose an output folder for the checkpoints")
+        if self.method not in METHODS:
+            raise ValueError(f"unknown method {self.method!r} (known: {', '.join(METHODS)})")
         if self.preset not in PRESETS:
             raise ValueError(f"unknown preset {self.preset!r}")
         if not 0.0 <= self.beta <= 1.0:
@@ -93,6 +125,8 @@ def training_arguments(config: TrainingConfig) -> list[str]:
         "train", "--data", config.data, "--split", config.split, "--preset", config.preset,
         "--beta", f"{config.beta:g}", "--out", config.out, "--device", config.device, "--events", "-",
     ]
+    if config.method != DEFAULT_METHOD:
+        args += ["--method", config.method]
     if config.epochs is not None:
         args += ["--epochs", ",".join(map(str, config.epochs))]
     for flag, value in (("--batch", config.batch), ("--quadruplets", config.quadruplets), ("--seed", config.seed)):

@@ -16,6 +16,9 @@ BACKGROUND = DEFAULT_STYLE.background
 GRID = (*DEFAULT_STYLE.grid, 255)
 #: trail segments on frames where the foot is in the air
 AIRBORNE_RGBA = (0.55, 0.55, 0.55, 1.0)
+#: the source drawn under the released clip in overlay mode: translucent teal, a hue no side, sliding or
+#: reliance colour uses
+GHOST_RGBA = (0.0, 0.62, 0.62, 0.45)
 #: the Privacy panel's colour map, from no reliance (grey) through amber to most relied on (crimson);
 #: (position in [0, 1], RGB uint8) stops, shared by the joint colours and the panel's legend
 RELIANCE_STOPS = ((0.0, (150, 150, 150)), (0.5, (250, 150, 40)), (1.0, (190, 0, 40)))

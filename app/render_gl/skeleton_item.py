@@ -4,6 +4,8 @@ All bones go into one `GLLinePlotItem` in 'lines' mode with per-vertex colours (
 line items are slow). A bone with a missing (NaN) end and a missing joint are left out of the frame.
 Joints are coloured by body side, or by per-joint colours given with `set_joint_colours` (the Privacy
 panel's reliance map); then each bone takes its child joint's colour and joints are drawn larger.
+A ghost (overlay mode: the source under the released clip) is a translucent item of one fixed colour,
+drawn before the others (a lower depth value) so the opaque skeleton covers it where they overlap.
 """
 
 from __future__ import annotations
@@ -22,9 +24,15 @@ COLOURED_JOINT_SCALE = 2.0
 
 
 class SkeletonItem:
-    def __init__(self, view: gl.GLViewWidget, bone_width: float = BONE_WIDTH, joint_size: float = JOINT_SIZE) -> None:
-        self._bones = gl.GLLinePlotItem(mode="lines", width=bone_width, antialias=True, glOptions="opaque")
-        self._joints = gl.GLScatterPlotItem(size=joint_size, pxMode=True, glOptions="opaque")
+    def __init__(self, view: gl.GLViewWidget, bone_width: float = BONE_WIDTH, joint_size: float = JOINT_SIZE,
+                 ghost_rgba: tuple[float, float, float, float] | None = None) -> None:
+        options = "opaque" if ghost_rgba is None else "translucent"
+        self._bones = gl.GLLinePlotItem(mode="lines", width=bone_width, antialias=True, glOptions=options)
+        self._joints = gl.GLScatterPlotItem(size=joint_size, pxMode=True, glOptions=options)
+        self._ghost_rgba = ghost_rgba
+        if ghost_rgba is not None:
+            self._bones.setDepthValue(-1)
+            self._joints.setDepthValue(-1)
         view.addItem(self._bones)
         view.addItem(self._joints)
         self._frames = np.zeros((1, 0, 3), dtype=np.float32)
@@ -44,7 +52,11 @@ class SkeletonItem:
         self._frames = np.asarray(scene_joints, dtype=np.float32)
         self._parents, self._children = topo.bone_parents, topo.bone_children
         self._num_joints = topo.num_joints
-        self._side_rgba = (np.repeat(bone_colours(topo), 2, axis=0).reshape(-1, 2, 4), joint_colours(topo))
+        if self._ghost_rgba is None:
+            self._side_rgba = (np.repeat(bone_colours(topo), 2, axis=0).reshape(-1, 2, 4), joint_colours(topo))
+        else:
+            rgba = np.asarray(self._ghost_rgba, dtype=np.float32)
+            self._side_rgba = (np.tile(rgba, (topo.num_bones, 2, 1)), np.tile(rgba, (topo.num_joints, 1)))
         self.set_joint_colours(None)  # colours given for another clip do not carry over
 
     def set_joint_colours(self, rgba: np.ndarray | None) -> None:

@@ -20,6 +20,10 @@ closes); otherwise the window would be deleted twice. The camera presets are tho
 pyqtgraph's orbit angles; the home camera frames the whole clip from the export's default direction.
 Presets keep the current centre and distance and change only the direction.
 Any camera move by the user emits `camera_changed` so `CameraLink` can mirror it.
+
+Overlay mode: `set_ghost` draws a second clip (the source) translucent under this one, at the same frame.
+Hovering with no button held emits `joint_hovered(joint)`: the joint of the shown frame nearest to the
+mouse within `picking.PICK_RADIUS` pixels, or -1 when none (also when the mouse leaves).
 """
 
 from __future__ import annotations
@@ -31,7 +35,7 @@ import pyqtgraph.opengl as gl
 import shiboken6
 from OpenGL import GL
 from pyqtgraph.opengl.GLViewWidget import GLViewMixin
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QEvent, Qt, Signal
 from PySide6.QtGui import QOpenGLContext, QVector3D
 from PySide6.QtOpenGL import QOpenGLWindow
 from PySide6.QtWidgets import QWidget
@@ -43,7 +47,8 @@ from dtmr.render.ground import ground_level
 from ..core.foot_sliding import FootSliding
 from .coordinates import to_scene
 from .foot_overlay import FootSlidingOverlay
-from .palette import BACKGROUND, GRID
+from .palette import BACKGROUND, GHOST_RGBA, GRID
+from .picking import nearest_point, project
 from .skeleton_item import SkeletonItem
 
 
@@ -68,6 +73,7 @@ GRID_SPACING = 0.5
 
 class SkeletonView(GLViewMixin, QOpenGLWindow):
     camera_changed = Signal()
+    joint_hovered = Signal(int)
 
     def __init__(self) -> None:
         super().__init__(QOpenGLContext.globalShareContext(), QOpenGLWindow.UpdateBehavior.NoPartialUpdate)
@@ -78,6 +84,11 @@ class SkeletonView(GLViewMixin, QOpenGLWindow):
         self.widget.setMinimumSize(160, 160)
         self.skeleton: SkeletonItem | None = None
         self.feet: FootSlidingOverlay | None = None
+        self.ghost: SkeletonItem | None = None
+        self._ghost_scene: np.ndarray | None = None
+        self._ghost_topology = ""
+        #: the joint under the mouse (-1: none)
+        self.hovered_joint = -1
         self._grid: gl.GLGridItem | None = None
         self._scene: np.ndarray | None = None
         self._topology = ""
@@ -106,11 +117,13 @@ class SkeletonView(GLViewMixin, QOpenGLWindow):
             self._grid = gl.GLGridItem(color=GRID)
             self._grid.setSpacing(GRID_SPACING, GRID_SPACING, 1)
             self.addItem(self._grid)
+            self.ghost = SkeletonItem(self, ghost_rgba=GHOST_RGBA)
             self.skeleton = SkeletonItem(self)
             self.feet = FootSlidingOverlay(self)
             self.feet.set_enabled(self._feet_enabled)
             if self._trail_length is not None:
                 self.feet.set_trail_length(self._trail_length)
+            self._apply_ghost()
             self._apply_clip()
 
     @property
@@ -128,18 +141,72 @@ class SkeletonView(GLViewMixin, QOpenGLWindow):
         """Show a (T, J, 3) data-space clip, framed by the home camera (None clears the view)."""
         self._scene = None if joints is None else to_scene(joints)
         self._topology = topology
+        self._set_hovered(-1)
         self._sliding = sliding
         self._joint_colours = None  # per-joint colours belong to the clip they were made for
         if self._scene is not None:
+            self._frame = min(self._frame, len(self._scene) - 1)
             self._frame_clip(joints, topology)
         self._apply_clip()
+
+    def set_ghost(self, joints: np.ndarray | None, topology: str = "") -> None:
+        """Draw the (T, J, 3) data-space clip `joints` translucent under this view's clip (None: no ghost).
+
+        It keeps this view's camera and frame (frame numbers past its end show its last frame)."""
+        self._ghost_scene = None if joints is None else to_scene(joints)
+        self._ghost_topology = topology
+        self._apply_ghost()
+        if self.ready:
+            self.show_frame(self._frame)
+
+    def _apply_ghost(self) -> None:
+        if not self.ready:
+            return
+        if self._ghost_scene is None:
+            self.ghost.set_visible(False)
+        else:
+            self.ghost.set_clip(self._ghost_scene, self._ghost_topology)
 
     def show_frame(self, frame: int) -> None:
         self._frame = frame
         if self.ready and self._scene is not None:
             self.skeleton.set_frame(frame)
             self.feet.set_frame(frame)
+            if self._ghost_scene is not None:
+                self.ghost.set_frame(min(frame, len(self._ghost_scene) - 1))
             self.update()
+
+    # --- hovering --------------------------------------------------------------------------------
+    def joint_pixels(self) -> np.ndarray:
+        """(J, 2) positions of the shown frame's joints in this view's logical pixels (NaN: missing)."""
+        if self._scene is None:
+            return np.zeros((0, 2))
+        viewport = (0, 0, self.deviceWidth(), self.deviceHeight())
+        mvp = self.projectionMatrix(viewport, viewport) * self.viewMatrix()
+        matrix = np.array(mvp.data(), dtype=np.float64).reshape(4, 4).T  # Qt stores column-major
+        return project(self._scene[self._frame], matrix, self.width(), self.height())
+
+    def joint_position(self, joint: int) -> np.ndarray:
+        """Data-space (x, y, z) of `joint` on the shown frame (metres, the clip's own coordinates)."""
+        x, y, z = self._scene[self._frame, joint]
+        return np.array([x, z, -y])  # the inverse of `to_scene`
+
+    def mouseMoveEvent(self, ev) -> None:  # noqa: N802
+        super().mouseMoveEvent(ev)
+        if ev.buttons() == Qt.MouseButton.NoButton:
+            position = ev.position()
+            joint = nearest_point(self.joint_pixels(), position.x(), position.y())
+            self._set_hovered(-1 if joint is None else joint)
+
+    def event(self, ev) -> bool:
+        if ev.type() == QEvent.Type.Leave:
+            self._set_hovered(-1)
+        return super().event(ev)
+
+    def _set_hovered(self, joint: int) -> None:
+        if joint != self.hovered_joint:
+            self.hovered_joint = joint
+            self.joint_hovered.emit(joint)
 
     def set_joint_colours(self, rgba: np.ndarray | None) -> None:
         """(J, 4) RGBA per joint of the clip shown (the Privacy panel's reliance), or None: side colours."""

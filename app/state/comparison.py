@@ -17,6 +17,7 @@ from .events import Signal
 
 if TYPE_CHECKING:
     from dtmr.data.clip import Clip
+    from dtmr.data.label_set import ClassMatch, LabelSet
 
     from ..core.recognition import RecognitionResult
 
@@ -42,6 +43,8 @@ class Comparison:
     `clips` maps a `ViewKind` to a `dtmr.Clip`; the model views are absent until inference returns.
     `model_note` says which model produced them. `unavailable` says why the model views cannot be made
     at all (no retargeting checkpoint, no reference); it is "" while they are shown or on their way.
+    `labels` are the open library's labels; `class_match(task)` says which recognizer class is which of
+    them (`dtmr.data.label_set.match_classes`, the rule `dtmr export` follows too).
     """
 
     def __init__(self) -> None:
@@ -54,8 +57,11 @@ class Comparison:
         self.status = "No clip selected"
         self.busy = False
         self.recognition: RecognitionResult | None = None
-        #: True while the recognition worker computes `recognition` for the current clips
+        #: True while the recognition worker computes `recognition` for the current clips (`recognition`
+        #: then holds the views already computed, or None)
         self.recognition_pending = False
+        self.labels: LabelSet | None = None
+        self._matches: dict[object, ClassMatch] = {}
         self.clips_changed = Signal()
         self.status_changed = Signal()
         self.recognition_changed = Signal()
@@ -106,6 +112,24 @@ class Comparison:
         self.recognition = result
         self.recognition_pending = pending
         self.recognition_changed.emit()
+
+    def set_labels(self, labels: LabelSet | None) -> None:
+        """The open library's labels (None: unknown, nothing is marked)."""
+        if labels != self.labels:
+            self.labels = labels
+            self._matches = {}
+            self.recognition_changed.emit()
+
+    def class_match(self, task: str) -> ClassMatch | None:
+        """How the `task` recognizer's classes match the library's labels; None without its predictions."""
+        from dtmr.data.label_set import match_classes
+
+        probabilities = None if self.recognition is None else self.recognition.tasks.get(task)
+        if probabilities is None:
+            return None
+        if probabilities.classes not in self._matches:
+            self._matches[probabilities.classes] = match_classes(probabilities.classes, self.labels)
+        return self._matches[probabilities.classes]
 
     def set_status(self, status: str, busy: bool = False) -> None:
         """What the model is doing, for the views and the model panel; `busy` while it runs."""

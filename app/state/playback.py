@@ -5,7 +5,9 @@ wall-clock time. In real-time mode every `tick()` recomputes the position as
 ``anchor_position + elapsed_seconds × fps × speed``, so a slow UI drops frames but never drifts.
 In "play every frame" mode (aitviewer's *playback without skipping*) a tick advances at most one frame,
 so nothing is skipped and playback slows down instead. The loop mode folds the unwrapped position into
-``[0, num_frames)``: once (stop on the last frame), loop, or back-and-forth.
+``[0, num_frames)``: once (stop on the last frame), loop, or back-and-forth. An A–B range (`loop_range`),
+when set, takes the place of the whole clip: playback starts at A when outside the range, and folds into
+``[A, B]`` under the same loop mode. Stepping and seeking stay free (the range bounds playback only).
 """
 
 from __future__ import annotations
@@ -54,7 +56,7 @@ class PlaybackClock:
 
     `now` returns seconds (monotonic); tests inject a fake. Signals: `frame_changed(int)`,
     `playing_changed(bool)`, `speed_changed(float)`, `loop_mode_changed(LoopMode)`,
-    `length_changed(int)`, `every_frame_changed(bool)`.
+    `length_changed(int)`, `every_frame_changed(bool)`, `loop_range_changed(tuple[int, int] | None)`.
     """
 
     def __init__(self, now: Callable[[], float] = time.monotonic) -> None:
@@ -66,6 +68,8 @@ class PlaybackClock:
         self.speed = 1.0
         self.loop_mode = LoopMode.LOOP
         self.play_every_frame = False
+        #: (A, B), first and last frame played, both inclusive; None plays the whole clip
+        self.loop_range: tuple[int, int] | None = None
         self._anchor_time = 0.0
         self._anchor_position = 0.0
         self._position = 0.0
@@ -75,6 +79,7 @@ class PlaybackClock:
         self.loop_mode_changed = Signal()
         self.length_changed = Signal()
         self.every_frame_changed = Signal()
+        self.loop_range_changed = Signal()
 
     # --- configuration -------------------------------------------------------------------------
     def set_length(self, num_frames: int, fps: float) -> None:
@@ -82,6 +87,9 @@ class PlaybackClock:
         self.num_frames = max(int(num_frames), 1)
         self.fps = float(fps) if fps > 0 else 30.0
         self.length_changed.emit(self.num_frames)
+        if self.loop_range is not None:  # a range that still fits the new length is kept, clipped
+            start, end = self.loop_range
+            self._set_range(None if start > self.num_frames - 1 else (start, min(end, self.num_frames - 1)))
         self.seek(min(self.frame, self.num_frames - 1))
 
     def set_speed(self, speed: float) -> None:
@@ -114,12 +122,40 @@ class PlaybackClock:
         self._restart_from(self.frame)
         self.every_frame_changed.emit(enabled)
 
+    def set_loop_start(self, frame: int) -> None:
+        """A: playback starts here; B stays if it is not before A, else becomes the last frame."""
+        frame = self._clamp(frame)
+        end = self.loop_range[1] if self.loop_range is not None else self.num_frames - 1
+        self._set_range((frame, end if end >= frame else self.num_frames - 1))
+
+    def set_loop_end(self, frame: int) -> None:
+        """B: playback ends (or turns) here; A stays if it is not after B, else becomes the first frame."""
+        frame = self._clamp(frame)
+        start = self.loop_range[0] if self.loop_range is not None else 0
+        self._set_range((start if start <= frame else 0, frame))
+
+    def clear_loop_range(self) -> None:
+        self._set_range(None)
+
+    def _set_range(self, loop_range: tuple[int, int] | None) -> None:
+        if loop_range == self.loop_range:
+            return
+        self.loop_range = loop_range
+        self._restart_from(self.frame)
+        self.loop_range_changed.emit(loop_range)
+
+    @property
+    def play_bounds(self) -> tuple[int, int]:
+        """First and last frame that playback shows: the A–B range, or the whole clip."""
+        return self.loop_range if self.loop_range is not None else (0, self.num_frames - 1)
+
     # --- transport -----------------------------------------------------------------------------
     def play(self) -> None:
         if self.playing:
             return
-        if self.loop_mode is LoopMode.ONCE and self.frame >= self.num_frames - 1:
-            self.seek(0)
+        start, end = self.play_bounds
+        if not start <= self.frame <= end or (self.loop_mode is LoopMode.ONCE and self.frame >= end):
+            self.seek(start)
         self._restart_from(self.frame)
         self.playing = True
         self.playing_changed.emit(True)
@@ -135,7 +171,7 @@ class PlaybackClock:
 
     def seek(self, frame: int) -> None:
         """Show `frame` (clamped); while playing, playback continues from there."""
-        frame = min(max(int(frame), 0), self.num_frames - 1)
+        frame = self._clamp(frame)
         self._restart_from(frame)
         self._show(frame)
 
@@ -163,12 +199,16 @@ class PlaybackClock:
             self._anchor_time, self._anchor_position = now, self._position
         else:
             self._position = self._anchor_position + (now - self._anchor_time) * rate
-        frame = fold(self._position, self.num_frames, self.loop_mode)
+        start, end = self.play_bounds
+        frame = start + fold(self._position - start, end - start + 1, self.loop_mode)
         self._show(frame)
-        if self.loop_mode is LoopMode.ONCE and self._position >= self.num_frames - 1:
+        if self.loop_mode is LoopMode.ONCE and self._position >= end:
             self.pause()
 
     # --- internals -----------------------------------------------------------------------------
+    def _clamp(self, frame: int) -> int:
+        return min(max(int(frame), 0), self.num_frames - 1)
+
     def _restart_from(self, frame: int) -> None:
         self._position = float(frame)
         self._anchor_position = float(frame)

@@ -26,6 +26,10 @@ DEFAULTS: dict[str, Any] = {
     "speed": 1.0,
     "loop_mode": "loop",
     "play_every_frame": False,
+    #: overlay mode: the source drawn under the released clip
+    "overlay_source": False,
+    #: where the screenshot key writes ("" = `app.ui.screenshots.default_screenshot_dir`)
+    "screenshot_dir": "",
 }
 
 

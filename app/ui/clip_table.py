@@ -5,27 +5,42 @@ milliseconds); `filterAcceptsRow` then only reads the precomputed mask.
 
 The Risk column is each clip's risk from the release's audit (`audit.json`: the probability the worst
 attacker gives the clip's true subject), empty where the audit gives none; it sorts numerically, clips
-without a risk below every risk.
+without a risk below every risk. The Verdict column is the open review's verdict (app.state.review); it
+sorts implausible first, then unsure, plausible and unreviewed.
+
+Every filter change is bracketed by the proxy's `filter_about_to_change` / `filter_changed` signals: while
+rows disappear Qt moves the view's current row to a neighbour, which must not count as the user picking a
+clip (the library panel ignores current-row changes in between).
 """
 
 from __future__ import annotations
 
 import numpy as np
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QSortFilterProxyModel, Qt
+from PySide6.QtCore import (
+    QAbstractTableModel,
+    QModelIndex,
+    QSortFilterProxyModel,
+    Qt,
+    Signal,
+)
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView
 
 from ..core.library import OpenedLibrary
 
-COLUMNS = ("#", "Clip", "Subject", "Action", "View", "Rep.", "Frames", "Risk")
+COLUMNS = ("#", "Clip", "Subject", "Action", "View", "Rep.", "Frames", "Risk", "Verdict")
 #: the integer metadata column behind each table column from the third to the seventh (-1 = unknown, shown empty)
 INT_KEYS = ("subject", "action", "view", "repetition", "num_frames")
 RISK_COLUMN = COLUMNS.index("Risk")
+VERDICT_COLUMN = COLUMNS.index("Verdict")
+#: ascending sort of the Verdict column: the clips that need a look first, unreviewed last
+VERDICT_ORDER = {"implausible": 0, "unsure": 1, "plausible": 2, "": 3}
 #: where a clip without a risk sorts (risks lie in [0, 1])
 NO_RISK = -1.0
 SORT_ROLE = Qt.ItemDataRole.UserRole
 HEADER_TIPS = {
     "Subject": "The performer (for a release: from its key, when it is open)",
     "Risk": "From the release's audit: the probability the worst attacker gives the clip's true subject",
+    "Verdict": "Your review of the clip (keys 1 / 2 / 3: plausible / implausible / unsure)",
 }
 
 
@@ -37,6 +52,7 @@ class ClipTableModel(QAbstractTableModel):
         self._ints: dict[str, np.ndarray] = {}
         self._actions = np.zeros(0, dtype=object)
         self._risk = np.zeros(0)
+        self._verdicts = np.zeros(0, dtype=object)
 
     def set_library(self, library: OpenedLibrary | None) -> None:
         self.beginResetModel()
@@ -54,6 +70,7 @@ class ClipTableModel(QAbstractTableModel):
                                     enumerate(names if names is not None else [""] * n)], dtype=object)
             self._actions = np.array([library.action_name(int(a)) for a in self._ints["action"]], dtype=object)
         self._risk = np.zeros(0) if library is None else library.risk
+        self._verdicts = np.full(len(self._names), "", dtype=object)
         self.endResetModel()
 
     def set_risk(self, risk: np.ndarray) -> None:
@@ -64,6 +81,21 @@ class ClipTableModel(QAbstractTableModel):
     @property
     def risk(self) -> np.ndarray:
         return self._risk
+
+    def set_verdicts(self, verdicts: list[str]) -> None:
+        """Every clip's verdict ("" where none), e.g. after a review was loaded."""
+        self._verdicts = np.array(list(verdicts), dtype=object).reshape(-1)
+        self.dataChanged.emit(self.index(0, VERDICT_COLUMN),
+                              self.index(max(self.rowCount() - 1, 0), VERDICT_COLUMN))
+
+    def set_verdict(self, row: int, verdict: str) -> None:
+        if 0 <= row < len(self._verdicts):
+            self._verdicts[row] = verdict
+            self.dataChanged.emit(self.index(row, VERDICT_COLUMN), self.index(row, VERDICT_COLUMN))
+
+    @property
+    def verdicts(self) -> np.ndarray:
+        return self._verdicts
 
     # --- columns used by the filters -------------------------------------------------------------
     def column_values(self, key: str) -> np.ndarray:
@@ -78,13 +110,13 @@ class ClipTableModel(QAbstractTableModel):
         return self._actions
 
     # --- QAbstractTableModel ---------------------------------------------------------------------
-    def rowCount(self, parent=QModelIndex()) -> int:  # noqa: N802
+    def rowCount(self, parent=QModelIndex()) -> int:
         return 0 if parent.isValid() else len(self._names)
 
-    def columnCount(self, parent=QModelIndex()) -> int:  # noqa: N802
+    def columnCount(self, parent=QModelIndex()) -> int:
         return 0 if parent.isValid() else len(COLUMNS)
 
-    def headerData(self, section, orientation, role=Qt.ItemDataRole.DisplayRole):  # noqa: N802
+    def headerData(self, section, orientation, role=Qt.ItemDataRole.DisplayRole):
         if orientation != Qt.Orientation.Horizontal:
             return None
         if role == Qt.ItemDataRole.DisplayRole:
@@ -99,6 +131,11 @@ class ClipTableModel(QAbstractTableModel):
         row, col = index.row(), index.column()
         if col == RISK_COLUMN:
             return self._risk_data(row, role)
+        if col == VERDICT_COLUMN:
+            verdict = str(self._verdicts[row]) if row < len(self._verdicts) else ""
+            if role == SORT_ROLE:
+                return VERDICT_ORDER[verdict]
+            return verdict if role == Qt.ItemDataRole.DisplayRole else None
         if role == SORT_ROLE:
             return row if col == 0 else self._names[row] if col == 1 else int(self._ints[INT_KEYS[col - 2]][row])
         if role == Qt.ItemDataRole.ToolTipRole and col == 1:
@@ -143,7 +180,11 @@ def _int_column(values, n: int) -> np.ndarray:
 
 
 class ClipFilterProxy(QSortFilterProxyModel):
-    """Search text (in the clip name or action name) and exact subject/action/view filters."""
+    """Search text (in the clip name or action name), exact subject/action/view filters and a verdict filter
+    (None: every clip; "": the unreviewed ones)."""
+
+    filter_about_to_change = Signal()
+    filter_changed = Signal()
 
     def __init__(self, source: ClipTableModel, parent=None) -> None:
         super().__init__(parent)
@@ -153,7 +194,9 @@ class ClipFilterProxy(QSortFilterProxyModel):
         self._mask = np.ones(0, dtype=bool)
         self.search = ""
         self.filters: dict[str, int | None] = {"subject": None, "action": None, "view": None}
+        self.verdict: str | None = None
         source.modelReset.connect(self._recompute)
+        source.dataChanged.connect(self._verdicts_changed)
 
     def set_search(self, text: str) -> None:
         self.search = text.strip().lower()
@@ -163,7 +206,16 @@ class ClipFilterProxy(QSortFilterProxyModel):
         self.filters[key] = value
         self._recompute()
 
+    def set_verdict_filter(self, verdict: str | None) -> None:
+        self.verdict = verdict
+        self._recompute()
+
+    def _verdicts_changed(self, top_left, _bottom_right, _roles=()) -> None:
+        if self.verdict is not None and top_left.column() == VERDICT_COLUMN:
+            self._recompute()
+
     def _recompute(self) -> None:
+        self.filter_about_to_change.emit()
         self.beginFilterChange()
         names, actions = self._table.names, self._table.action_names
         mask = np.ones(len(names), dtype=bool)
@@ -175,10 +227,13 @@ class ClipFilterProxy(QSortFilterProxyModel):
             hit = np.fromiter(((needle in n.lower()) or (needle in a.lower()) for n, a in zip(names, actions)),
                               dtype=bool, count=len(names))
             mask &= hit
+        if self.verdict is not None and len(self._table.verdicts) == len(mask):
+            mask &= self._table.verdicts == self.verdict
         self._mask = mask
         self.endFilterChange(QSortFilterProxyModel.Direction.Rows)
+        self.filter_changed.emit()
 
-    def filterAcceptsRow(self, source_row: int, source_parent) -> bool:  # noqa: N802
+    def filterAcceptsRow(self, source_row: int, source_parent) -> bool:
         return bool(self._mask[source_row]) if source_row < len(self._mask) else True
 
     def source_row(self, proxy_row: int) -> int:

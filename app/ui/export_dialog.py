@@ -1,7 +1,10 @@
 """Export dialog: GIF/MP4 of the three views side by side (titles, frame counter, predictions).
 
 Modeless (`show()`), so playback and the other panels stay usable; the work happens in the export `JobThread`
-with a progress bar and Cancel. Frames are rendered by `dtmr.render`, as `dtmr export` renders them.
+with a progress bar and Cancel. Once prepared it follows the comparison: another clip or model shows at once
+(the proposed file name follows the clip; a path the user typed stays). The format follows the path's suffix
+as it is typed, and the suffix follows the format chosen. Frames are rendered by `dtmr.render`, as
+`dtmr export` renders them.
 """
 
 from __future__ import annotations
@@ -32,7 +35,12 @@ from dtmr.errors import DtmrError
 from dtmr.render import DEFAULT_PRESET, PRESETS
 from dtmr.render.frame import DEFAULT_PANEL_SIZE
 
-from ..core.export_job import ExportRequest, ShownOutputs, check_request
+from ..core.export_job import (
+    ExportRequest,
+    ShownOutputs,
+    check_request,
+    default_export_folder,
+)
 from ..state.comparison import Comparison, ViewKind
 from ..workers.job_thread import JobThread
 
@@ -51,8 +59,17 @@ class ExportDialog(QDialog):
         self.thread = thread
         self._request_id: int | None = None
         self._context: dict = {}
+        self._comparison: Comparison | None = None
+        self._given: dict = {}
+        self._folder = Path.home()
+        #: the path the dialog proposed (replaced when the clip changes) and the (clip, length) shown
+        self._proposed = ""
+        self._shown: tuple[str, int] | None = None
+        #: the comparison changed during an export: shown when it ends
+        self._stale = False
 
         self.path_edit = QLineEdit()
+        self.path_edit.textEdited.connect(lambda _text: self._suffix_to_format())
         self.browse_button = QPushButton("Browse…")
         self.browse_button.clicked.connect(self.browse)
         self.format_box = QComboBox()
@@ -125,11 +142,33 @@ class ExportDialog(QDialog):
     # --- filling in --------------------------------------------------------------------------------
     def prepare(self, comparison: Comparison, recognizers: dict, action_names: dict, device: str,
                 default_folder: str, inputs: Sequence[str | Path] = ()) -> bool:
-        """Take the current comparison; False (and a message) when there is nothing to export yet.
+        """Take the current comparison and follow it while the dialog is open; False (and a message) when
+        there is nothing to export yet.
 
-        `inputs` are the files the comparison comes from (library, checkpoint): never written over."""
+        `default_folder` is the library's folder (the file goes there when it is the user's,
+        `default_export_folder`); `inputs` are the files the comparison comes from (library, checkpoint):
+        never written over."""
+        if self._comparison is not comparison:
+            if self._comparison is not None:
+                self._comparison.clips_changed.disconnect(self._follow)
+            comparison.clips_changed.connect(self._follow)
+            self._comparison = comparison
+        self._given = {"recognizers": recognizers, "action_names": action_names, "device": device,
+                       "inputs": tuple(Path(p) for p in inputs)}
+        self._folder = default_export_folder(default_folder)
+        return self._fill()
+
+    def _follow(self) -> None:
+        """The comparison changed (another clip, another model): show it, once no export is running."""
+        self._stale = self.running
+        if not self.running:
+            self._fill()
+
+    def _fill(self) -> bool:
+        comparison = self._comparison
         clips = comparison.clips
         if ViewKind.RELEASED not in clips or comparison.reference is None:
+            self._context = {}
             self.status.setText("Nothing to export yet: select a clip and wait for the model's views.")
             self.export_button.setEnabled(False)
             return False
@@ -141,19 +180,23 @@ class ExportDialog(QDialog):
         self._context = dict(
             source=source, reference=comparison.reference,
             outputs=ShownOutputs(clips[ViewKind.RETARGETED], released, beta, extra.get("method", "model")),
-            recognizers=recognizers, action_names=action_names, device=device,
-            inputs=tuple(Path(p) for p in inputs),
+            **self._given,
         )
         length = comparison.length
-        for box in (self.first_frame, self.last_frame):
-            box.setRange(1, length)
-        self.first_frame.setValue(1)
-        self.last_frame.setValue(length)
-        self.fps_box.setValue(source.fps)
+        if self._shown != (source.name, length):  # another clip: its whole range and rate
+            self._shown = (source.name, length)
+            for box in (self.first_frame, self.last_frame):
+                box.setRange(1, length)
+            self.first_frame.setValue(1)
+            self.last_frame.setValue(length)
+            self.fps_box.setValue(source.fps)
+        recognizers = self._given["recognizers"]
         self.predictions_box.setEnabled(bool(recognizers))
         self.predictions_box.setChecked(bool(recognizers))
-        if not self.path_edit.text():
-            self.path_edit.setText(str(Path(default_folder or ".") / f"{source.name}_comparison.gif"))
+        if self.path_edit.text() in ("", self._proposed):  # the user's own path stays
+            suffix = self.format_box.currentData()
+            self._proposed = str(self._folder / f"{source.name}_comparison{suffix}")
+            self.path_edit.setText(self._proposed)
         self.status.setText(f"{length} frames; {comparison.model_note}")
         return True
 
@@ -166,9 +209,13 @@ class ExportDialog(QDialog):
             self._suffix_to_format()
 
     def _format_changed(self, _index: int) -> None:
+        """The format chosen: the path's suffix follows (and a path typed with a known suffix sets the format)."""
         text = self.path_edit.text()
         if text:
+            was_proposed = text == self._proposed
             self.path_edit.setText(str(Path(text).with_suffix(self.format_box.currentData())))
+            if was_proposed:
+                self._proposed = self.path_edit.text()
 
     def _suffix_to_format(self) -> None:
         index = self.format_box.findData(Path(self.path_edit.text()).suffix.lower())
@@ -195,7 +242,7 @@ class ExportDialog(QDialog):
             size=(self.width_box.value(), self.height_box.value()), preset=self.camera_box.currentData(),
             foot_sliding=self.feet_box.isChecked(),
             recognizers=c["recognizers"] if self.predictions_box.isChecked() else None,
-            action_names=c["action_names"], device=c["device"], inputs=c["inputs"],
+            action_names=c["action_names"], labels=self._comparison.labels, device=c["device"], inputs=c["inputs"],
             overwrite=self.overwrite_box.isChecked(),
         )
 
@@ -254,4 +301,7 @@ class ExportDialog(QDialog):
         self._request_id = None
         self.export_button.setEnabled(True)
         self.cancel_button.setText("Close")
+        if self._stale:
+            self._stale = False
+            self._fill()
         self.status.setText(text)

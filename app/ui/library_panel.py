@@ -1,5 +1,9 @@
 """Library panel: open buttons, search and filters, and the clip table. Selecting a row picks the source.
 
+Only the user moving the current row picks a source: while a search or filter hides rows, Qt moves the
+current row to a neighbour, and the panel ignores that (before, typing in the search box changed the source
+clip). After a filter change the source's row is current again, or no row is when the filter hides it.
+
 For a release the panel says whether its key is open (then the table knows each clip's source subject)
 and which audit fills the Risk column.
 """
@@ -41,6 +45,11 @@ class LibraryPanel(QWidget):
         self.model = ClipTableModel(self)
         self.proxy = ClipFilterProxy(self.model, self)
         self.library: OpenedLibrary | None = None
+        #: the source clip this panel last picked or was told about (None: none)
+        self.source_index: int | None = None
+        self._filtering = False
+        self.proxy.filter_about_to_change.connect(self._filter_about_to_change)
+        self.proxy.filter_changed.connect(self._filter_done)
 
         self.open_file_button = QPushButton("Open file…")
         self.open_folder_button = QPushButton("Open folder…")
@@ -89,6 +98,7 @@ class LibraryPanel(QWidget):
 
     def set_library(self, library: OpenedLibrary | None) -> None:
         self.library = library
+        self.source_index = None
         self.model.set_library(library)
         self.path_label.setText(library_text(library) if library else "No library open.")
         for key, combo in self.filters.items():
@@ -115,11 +125,13 @@ class LibraryPanel(QWidget):
 
     def select_clip(self, index: int) -> None:
         """Make source clip `index` the current row (clearing filters that hide it)."""
+        self.source_index = index
         row = self.proxy.proxy_row(index)
         if row < 0:
             self.search.clear()
             for combo in self.filters.values():
                 combo.setCurrentIndex(0)
+            self.proxy.set_verdict_filter(None)
             row = self.proxy.proxy_row(index)
         self.table.selectRow(row)
         self.table.scrollTo(self.proxy.index(row, 0))
@@ -129,8 +141,26 @@ class LibraryPanel(QWidget):
         self._update_count()
 
     def _row_changed(self, current, _previous) -> None:
-        if current.isValid():
-            self.clip_selected.emit(self.proxy.mapToSource(current).row())
+        if current.isValid() and not self._filtering:
+            self.source_index = self.proxy.mapToSource(current).row()
+            self.clip_selected.emit(self.source_index)
+
+    def _filter_about_to_change(self) -> None:
+        self._filtering = True
+
+    def _filter_done(self) -> None:
+        """Put the current row back on the source clip (none when the filter hides it)."""
+        try:
+            selection = self.table.selectionModel()
+            row = -1 if self.source_index is None else self.proxy.proxy_row(self.source_index)
+            if row < 0:
+                selection.clear()
+            else:
+                index = self.proxy.index(row, 0)
+                selection.setCurrentIndex(index, selection.SelectionFlag.ClearAndSelect
+                                          | selection.SelectionFlag.Rows)
+        finally:
+            self._filtering = False
 
     def _context_menu(self, pos) -> None:
         index = self.table.indexAt(pos)

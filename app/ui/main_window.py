@@ -5,6 +5,9 @@ the library (left), the reference (right) and, tabbed below it, the live predict
 privacy attribution (computed only while its tab is shown; brought to the front when a release opens). The
 "Train" tab runs `dtmr train` in a separate process. Every frame change goes through one
 `FrameCoalescer`, so the views, tracks, predictions and slider are updated once per event-loop pass.
+Viewer conventions (docs/studio.md): View ▸ Panels shows or hides every dock, the window layout is saved
+on close and restored on start (View ▸ Reset layout goes back to the one built here), P writes a
+screenshot of the three views, and the status bar names the joint under the mouse.
 """
 
 from __future__ import annotations
@@ -47,6 +50,8 @@ from .playback_driver import PlaybackDriver
 from .predictions_panel import PredictionsPanel
 from .privacy_panel import PrivacyPanel
 from .reference_panel import ReferencePanel
+from .review_panel import install_review
+from .screenshots import default_screenshot_dir, save_screenshot
 from .settings_store import SettingsStore
 from .studio_controller import StudioController
 from .timeline_panel import TimelinePanel
@@ -116,10 +121,14 @@ class MainWindow(QMainWindow):
         self.docks["predictions"].raise_()
         self.status_label = QLabel()
         self.statusBar().addWidget(self.status_label, 1)
+        self.hover_label = QLabel()
+        self.statusBar().addPermanentWidget(self.hover_label)
 
         self.actions = build_menus(self)
         self._connect()
         self._apply_settings()
+        install_review(self)  # before the layout is saved and restored: the Review dock's place is too
+        self.default_layout = self.saveState()
         self._restore_layout()
         self.controller.rescan_models()
 
@@ -152,6 +161,7 @@ class MainWindow(QMainWindow):
         self.model_panel.device_selected.connect(self.controller.select_device)
         self.model_panel.add_requested.connect(self.add_checkpoint_dialog)
         self.model_panel.rescan_requested.connect(self.controller.rescan_models)
+        self.model_panel.remove_requested.connect(self.controller.remove_checkpoint)
 
         self.controller.library_opened.connect(self._library_opened)
         self.controller.audit_changed.connect(self.library_panel.set_audit)
@@ -173,6 +183,13 @@ class MainWindow(QMainWindow):
             action.triggered.connect(lambda _c=False, n=name: views.apply_preset(n))
         a.reset_cameras.triggered.connect(views.reset_cameras)
         a.feet.toggled.connect(lambda on: self.settings.set("show_feet", on))
+        a.overlay.toggled.connect(lambda on: self.settings.set("overlay_source", on))
+        a.screenshot.triggered.connect(self.take_screenshot)
+        a.reset_layout.triggered.connect(self.reset_layout)
+        a.go_to_frame.triggered.connect(self._focus_frame_box)
+        a.loop_start.triggered.connect(lambda: clock.set_loop_start(clock.frame))
+        a.loop_end.triggered.connect(lambda: clock.set_loop_end(clock.frame))
+        a.clear_loop.triggered.connect(clock.clear_loop_range)
         a.play.triggered.connect(clock.toggle)
         a.previous_frame.triggered.connect(lambda: clock.step(-1))
         a.next_frame.triggered.connect(lambda: clock.step(1))
@@ -192,6 +209,9 @@ class MainWindow(QMainWindow):
         # settings <-> widgets: the settings model is the single source of truth
         views.link_box.toggled.connect(lambda on: self.settings.set("link_cameras", on))
         views.feet_box.toggled.connect(lambda on: self.settings.set("show_feet", on))
+        views.overlay_box.toggled.connect(lambda on: self.settings.set("overlay_source", on))
+        views.hover_text.connect(self.hover_label.setText)
+        self.timeline.frame_error.connect(self.status_label.setText)
         views.trail_box.valueChanged.connect(lambda n: self.settings.set("trail_length", n))
         clock.speed_changed.connect(lambda s: self.settings.set("speed", s))
         clock.loop_mode_changed.connect(self._loop_mode_changed)
@@ -236,7 +256,8 @@ class MainWindow(QMainWindow):
             self.open_path(path)
 
     def open_folder_dialog(self) -> None:
-        path = QFileDialog.getExistingDirectory(self, "Open a folder of .skeleton files or OpenPose frames", self.settings.get("last_dir"))
+        path = QFileDialog.getExistingDirectory(self, "Open a folder of .skeleton files or OpenPose frames",
+                                                self.settings.get("last_dir"))
         if path:
             self.open_path(path)
 
@@ -311,6 +332,7 @@ class MainWindow(QMainWindow):
 
     def _library_opened(self, library: OpenedLibrary) -> None:
         self.library_panel.set_library(library)
+        self.trainer.set_library(library.path, library.table)
         self.reference_panel.set_enabled(len(library.source) > 1)
         if library.release:
             self.docks["privacy"].raise_()  # where a release's risk is explained
@@ -373,6 +395,9 @@ class MainWindow(QMainWindow):
             self.actions.feet.setChecked(value)
         elif key == "trail_length":
             self.views.set_trail_length(value)
+        elif key == "overlay_source":
+            self.views.set_overlay(value)
+            self.actions.overlay.setChecked(value)
         elif key == "recent_files":
             self._rebuild_recent(value)
 
@@ -395,6 +420,33 @@ class MainWindow(QMainWindow):
 
     def _cycle_loop(self) -> None:
         self.clock.set_loop_mode(LOOP_ORDER[(LOOP_ORDER.index(self.clock.loop_mode) + 1) % len(LOOP_ORDER)])
+
+    # --- viewer conventions ----------------------------------------------------------------------
+    def take_screenshot(self) -> None:
+        """P: the three views as a PNG (see `app.ui.screenshots`); the status bar names the file."""
+        self.coalescer.flush()  # the frame the slider shows, not the one before it
+        source = self.comparison.clips.get(ViewKind.SOURCE)
+        folder = self.settings.get("screenshot_dir")
+        folder = Path(folder) if folder else default_screenshot_dir()
+        try:
+            path = save_screenshot(self.views, list(self.views.views.values()), folder,
+                                   source.name if source is not None else "studio", self.clock.frame)
+        except OSError as exc:
+            self.show_error(f"Screenshot not written: {exc}")
+            return
+        self.status_label.setText(f"Screenshot written to {path}")
+
+    def reset_layout(self) -> None:
+        """View ▸ Reset layout: every dock back where this window first put it, shown."""
+        self.restoreState(self.default_layout)
+        for dock in self.docks.values():
+            dock.show()
+        self.docks["predictions"].raise_()
+
+    def _focus_frame_box(self) -> None:
+        self.tabs.setCurrentIndex(0)
+        self.timeline.frame_box.setFocus()
+        self.timeline.frame_box.selectAll()
 
     # --- messages --------------------------------------------------------------------------------
     def show_error(self, text: str) -> None:

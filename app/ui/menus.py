@@ -2,7 +2,10 @@
 
 `build_menus` creates every action, attaches it to the window (so its shortcut works window-wide) and
 returns them in a dataclass; the main window connects them. `SHORTCUTS` is the table shown in
-Help ▸ Keyboard shortcuts and in docs/studio.md.
+Help ▸ Keyboard shortcuts and in docs/studio.md. View ▸ Panels lists every dock of the window, those added
+after the menus too (it is filled each time it opens), with the dock's own show/hide action
+(`QDockWidget.toggleViewAction`), so a closed dock comes back from there.
+Keys kept free for review mode: 1, 2, 3, [, ], N and Shift+N.
 """
 
 from __future__ import annotations
@@ -10,9 +13,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from PySide6.QtGui import QAction, QActionGroup, QKeySequence
-from PySide6.QtWidgets import QMainWindow, QMenu
+from PySide6.QtWidgets import QDockWidget, QMainWindow, QMenu
 
 from ..state.playback import LoopMode
+from .review_panel import REVIEW_SHORTCUTS
 from .timeline_panel import LOOP_LABELS
 
 SHORTCUTS = (
@@ -22,10 +26,15 @@ SHORTCUTS = (
     ("Home / End", "first / last frame"),
     ("− / +", "slower / faster"),
     ("L", "next loop mode (once, loop, back-and-forth)"),
+    ("A / B / X", "A–B loop: start here / end here / clear"),
+    ("Ctrl+G", "type a frame number to go to"),
     ("C", "link / unlink the cameras"),
     ("F / S / T / O / R", "front, side, top, oblique camera; reset the cameras"),
+    ("G", "overlay mode: the source under the released clip"),
+    ("P", "screenshot of the three views (PNG)"),
     ("Ctrl+O / Ctrl+Shift+O", "open a file / a folder"),
     ("Ctrl+E", "export a GIF or MP4"),
+    *REVIEW_SHORTCUTS,
 )
 
 
@@ -43,6 +52,10 @@ class MenuActions:
     presets: dict[str, QAction]
     reset_cameras: QAction
     feet: QAction
+    overlay: QAction
+    screenshot: QAction
+    panels: QMenu
+    reset_layout: QAction
     play: QAction
     previous_frame: QAction
     next_frame: QAction
@@ -55,6 +68,10 @@ class MenuActions:
     cycle_loop: QAction
     loop_modes: dict[LoopMode, QAction]
     every_frame: QAction
+    go_to_frame: QAction
+    loop_start: QAction
+    loop_end: QAction
+    clear_loop: QAction
     shortcuts_help: QAction
     about: QAction
 
@@ -68,6 +85,13 @@ def _action(window: QMainWindow, menu: QMenu, text: str, *keys: str | QKeySequen
     menu.addAction(action)
     window.addAction(action)  # shortcuts work while the menu bar is hidden or unfocused
     return action
+
+
+def fill_panels_menu(menu: QMenu, window: QMainWindow) -> None:
+    """One checkable entry per dock of `window`, checked while the dock is shown."""
+    menu.clear()
+    for dock in window.findChildren(QDockWidget):
+        menu.addAction(dock.toggleViewAction())
 
 
 def build_menus(window: QMainWindow) -> MenuActions:
@@ -91,6 +115,13 @@ def build_menus(window: QMainWindow) -> MenuActions:
     reset = _action(window, view_menu, "&Reset cameras", "R")
     view_menu.addSeparator()
     feet = _action(window, view_menu, "Foot-sliding &overlay", checkable=True)
+    overlay = _action(window, view_menu, "Source &under released (overlay mode)", "G", checkable=True)
+    screenshot = _action(window, view_menu, "&Screenshot of the views", "P")
+    view_menu.addSeparator()
+    panels = view_menu.addMenu("&Panels")
+    panels.aboutToShow.connect(lambda: fill_panels_menu(panels, window))
+    fill_panels_menu(panels, window)
+    reset_layout = _action(window, view_menu, "Reset &layout")
 
     play_menu = bar.addMenu("&Playback")
     play = _action(window, play_menu, "&Play / pause", "Space")
@@ -112,10 +143,16 @@ def build_menus(window: QMainWindow) -> MenuActions:
         group.addAction(action)
         loop_modes[mode] = action
     every_frame = _action(window, play_menu, "Play every frame", checkable=True)
+    play_menu.addSeparator()
+    go_to_frame = _action(window, play_menu, "&Go to frame…", "Ctrl+G")
+    loop_start = _action(window, play_menu, "Set loop start (A) here", "A")
+    loop_end = _action(window, play_menu, "Set loop end (B) here", "B")
+    clear_loop = _action(window, play_menu, "Clear the A–B loop", "X")
 
     help_menu = bar.addMenu("&Help")
     shortcuts_help = _action(window, help_menu, "&Keyboard shortcuts")
     about = _action(window, help_menu, "&About DTMR Studio")
     return MenuActions(open_file, open_folder, recent, open_key, open_audit, export, add_checkpoint, quit_action, link, presets, reset,
-                       feet, play, previous_frame, next_frame, back_ten, forward_ten, first, last, slower, faster,
-                       cycle, loop_modes, every_frame, shortcuts_help, about)
+                       feet, overlay, screenshot, panels, reset_layout, play, previous_frame, next_frame, back_ten,
+                       forward_ten, first, last, slower, faster, cycle, loop_modes, every_frame, go_to_frame,
+                       loop_start, loop_end, clear_loop, shortcuts_help, about)

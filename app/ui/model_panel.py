@@ -1,10 +1,16 @@
-"""Model panel: the retargeting checkpoints (one per β), the recognizers, the device, inference status."""
+"""Model panel: the retargeting checkpoints (one per β), the recognizers, the device, inference status.
+
+A checkpoint trained on another data set than the open library's is marked (⚠ and a tooltip). Files that
+could not be read are one elided line each, at most `PROBLEM_WIDTH` pixels wide (the whole text in the
+tooltip), so a long error never widens the dock; one the user added has a Remove button.
+"""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QFontMetrics
 from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
@@ -13,22 +19,28 @@ from PySide6.QtWidgets import (
     QListWidgetItem,
     QProgressBar,
     QPushButton,
+    QSizePolicy,
     QVBoxLayout,
     QWidget,
 )
 
-from ..core.checkpoints import ModelCatalog
+from ..core.checkpoints import CheckpointProblem, ModelCatalog, other_data_set_note
 from .stable_size import keep_space_when_hidden, pin_label_lines
 
 PATH_ROLE = Qt.ItemDataRole.UserRole
 #: the inference status ("Retargeting: running the β = 1 model (2/3)") wraps to at most this many lines
 STATUS_LINES = 3
+#: the most pixels a line about an unreadable checkpoint takes (elided beyond; tooltip: the whole line)
+PROBLEM_WIDTH = 220
+#: marks a checkpoint trained on another data set than the open library's
+OTHER_DATA_SET_MARK = "⚠ "
 
 
 class ModelPanel(QWidget):
     """Signals: `model_selected(str)` (checkpoint path), `device_selected(str)`, `add_requested()`,
-    `rescan_requested()`."""
+    `rescan_requested()`, `remove_requested(str)` (a user-added checkpoint to forget)."""
 
+    remove_requested = Signal(str)
     model_selected = Signal(str)
     device_selected = Signal(str)
     add_requested = Signal()
@@ -40,6 +52,9 @@ class ModelPanel(QWidget):
         self.list.currentItemChanged.connect(self._item_changed)
         self.empty_label = QLabel("")
         self.empty_label.setWordWrap(True)
+        self.problems = QVBoxLayout()  # one row per unreadable file (`_problem_row`)
+        self.problems.setContentsMargins(0, 0, 0, 0)
+        self.problem_rows: list[QWidget] = []
         self.recognizer_label = QLabel("")
         self.recognizer_label.setWordWrap(True)
         self.add_button = QPushButton("Add checkpoint…")
@@ -68,6 +83,7 @@ class ModelPanel(QWidget):
         layout.addWidget(QLabel("Retargeting model (released view)"))
         layout.addWidget(self.list, 1)
         layout.addWidget(self.empty_label)
+        layout.addLayout(self.problems)
         layout.addLayout(buttons)
         layout.addWidget(self.recognizer_label)
         layout.addLayout(device)
@@ -79,9 +95,10 @@ class ModelPanel(QWidget):
         self.list.blockSignals(True)
         self.list.clear()
         for info in catalog.retargeters:
-            item = QListWidgetItem(info.label)
+            other = other_data_set_note(info, catalog.library)
+            item = QListWidgetItem(OTHER_DATA_SET_MARK + info.label if other else info.label)
             item.setData(PATH_ROLE, str(info.path))
-            item.setToolTip(str(info.path))
+            item.setToolTip(f"{info.path}\n{other}" if other else str(info.path))
             self.list.addItem(item)
             if str(info.path) == selected:
                 self.list.setCurrentItem(item)
@@ -90,14 +107,44 @@ class ModelPanel(QWidget):
         if not catalog.retargeters:
             notes.append(f"No retargeting checkpoint in {models_dir}: the retargeted and released views "
                          "stay empty. Add one with Add checkpoint…, or train one in the Train tab.")
-        notes += catalog.problems
         self.empty_label.setText("\n".join(notes))
         self.empty_label.setVisible(bool(notes))
-        lines = [f"{task}: {info.label}" for task, info in sorted(catalog.recognizers.items())]
+        self._show_problems(catalog.problems)
+        lines = []
+        for task, info in sorted(catalog.recognizers.items()):
+            other = other_data_set_note(info, catalog.library)
+            lines.append(f"{task}: {OTHER_DATA_SET_MARK if other else ''}{info.label}" + (f" ({other})" if other else ""))
         missing = [t for t in ("action", "subject") if t not in catalog.recognizers]
         if missing:
             lines.append(f"No {' or '.join(missing)} recognizer: those predictions are not shown.")
         self.recognizer_label.setText("Recognizers\n" + "\n".join(lines))
+
+    def _show_problems(self, problems: list[CheckpointProblem]) -> None:
+        for row in self.problem_rows:
+            self.problems.removeWidget(row)
+            row.deleteLater()
+        self.problem_rows = [self._problem_row(p) for p in problems]
+        for row in self.problem_rows:
+            self.problems.addWidget(row)
+
+    def _problem_row(self, problem: CheckpointProblem) -> QWidget:
+        """One unreadable file: its line elided to PROBLEM_WIDTH, and Remove when the user added it."""
+        row = QWidget()
+        layout = QHBoxLayout(row)
+        layout.setContentsMargins(0, 0, 0, 0)
+        label = QLabel(QFontMetrics(self.font()).elidedText(problem.text, Qt.TextElideMode.ElideMiddle,
+                                                            PROBLEM_WIDTH))
+        label.setToolTip(problem.text)
+        label.setMaximumWidth(PROBLEM_WIDTH)
+        label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)  # never widens the dock
+        label.setStyleSheet("color: #a00000")
+        layout.addWidget(label, 1)
+        if problem.removable is not None:
+            remove = QPushButton("Remove")
+            remove.setToolTip(f"Forget {problem.removable}: it is no longer listed")
+            remove.clicked.connect(lambda _=False, p=str(problem.removable): self.remove_requested.emit(p))
+            layout.addWidget(remove)
+        return row
 
     def show_devices(self, devices: list[str], selected: str) -> None:
         self.device_box.blockSignals(True)

@@ -3,7 +3,9 @@
 The probabilities of every frame's window are computed once per clip/reference/model in the recognition
 worker; moving the playhead only reads another row. The true label is marked ✔ (the source's action;
 the source's subject for identity) and the reference's subject is marked ◆: a good anonymization moves
-identity mass away from ✔, ideally towards ◆.
+identity mass away from ✔, ideally towards ◆. Which class is the true label is matched by name
+(`dtmr.data.label_set.match_classes`); where a recognizer's classes are not the library's, nothing is
+marked and the notes line under the header says why.
 """
 
 from __future__ import annotations
@@ -21,6 +23,8 @@ from .stable_size import pin_label_lines
 TASK_TITLES = {"action": "Action", "subject": "Identity"}
 #: the header wraps to at most this many lines in a narrow dock
 HEADER_LINES = 3
+#: why a task's true label is not marked (one line per task, wrapped)
+NOTES_LINES = 4
 
 
 class PredictionsPanel(QWidget):
@@ -30,6 +34,9 @@ class PredictionsPanel(QWidget):
         self.cells: dict[tuple[str, ViewKind], QLabel] = {}
         self.header = QLabel()
         self.header.setWordWrap(True)
+        self.notes = QLabel()
+        self.notes.setWordWrap(True)
+        self.notes.setStyleSheet("color: #a05000")
         grid = QGridLayout()
         grid.setHorizontalSpacing(12)
         grid.setVerticalSpacing(2)
@@ -45,9 +52,11 @@ class PredictionsPanel(QWidget):
         grid.setColumnStretch(0, 1)
         grid.setColumnStretch(1, 1)
         pin_label_lines(self.header, HEADER_LINES)
+        pin_label_lines(self.notes, NOTES_LINES)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 2, 4, 2)
         layout.addWidget(self.header)
+        layout.addWidget(self.notes)
         layout.addLayout(grid)
         layout.addStretch(1)
         self._frame = 0
@@ -84,30 +93,44 @@ class PredictionsPanel(QWidget):
         source = c.clips.get(ViewKind.SOURCE)
         if source is None:
             self.header.setText("Select a clip to see predictions.")
-        elif c.recognition_pending:
+        elif c.recognition_pending and result is None:
             self.header.setText("Predictions: the recognizers are running…")
         elif result is None:
             self.header.setText("No action or subject recognizer in the model folder: predictions are not shown.")
         else:
             self.header.setText(f"Top-5 for the {result.request.window}-frame window centred on frame {frame + 1}. "
                                 "✔ true label, ◆ reference's subject.")
+        notes = [] if source is None else [n for n in (self._note(task, source) for task in ("action", "subject")) if n]
+        self.notes.setText("\n".join(notes))
+        self.notes.setToolTip("\n".join(notes))
         for task in ("action", "subject"):
             probabilities = result.tasks.get(task) if result else None
             for kind in VIEWS:
                 self.cells[(task, kind)].setText(self._cell(task, kind, probabilities, frame))
 
+    def _note(self, task: str, source) -> str:
+        """Why the source's true `task` label is not marked ("" when it is, or no recognizer ran)."""
+        match = self.comparison.class_match(task)
+        return "" if match is None else match.missing_note(getattr(source, task))
+
     def _cell(self, task: str, kind: ViewKind, probabilities: TaskProbabilities | None, frame: int) -> str:
         title = f"<u>{TASK_TITLES[task]}</u><br>"
         c = self.comparison
         clip_frame = c.frame_of(kind, frame)
-        if probabilities is None or clip_frame is None or kind.value not in probabilities.per_frame:
+        if probabilities is None:
+            if c.recognition_pending:
+                return title + "computing…"
             return title + ("no recognizer" if c.recognition is not None else "—")
+        if clip_frame is None or kind.value not in probabilities.per_frame:
+            # the model view is not there yet, or its predictions are on their way
+            return title + ("computing…" if c.recognition_pending and clip_frame is not None else "—")
         source = c.clips[ViewKind.SOURCE]
-        true_label = getattr(source, task)
-        reference_subject = getattr(c.reference, "subject", None) if task == "subject" else None
+        match = c.class_match(task)
+        true_class = match.class_of(getattr(source, task))
+        reference = match.class_of(getattr(c.reference, "subject", None)) if task == "subject" else None
         lines = []
         for p in probabilities.top_k(kind.value, clip_frame):
-            mark = " ✔" if p.label == true_label else (" ◆" if p.label == reference_subject else "")
+            mark = " ✔" if p.class_index == true_class else (" ◆" if p.class_index == reference else "")
             text = f"{p.probability * 100:5.1f}% {html.escape(p.name)}{mark}"
             lines.append(f"<b>{text}</b>" if mark == " ✔" else text)
         return title + "<br>".join(lines)

@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 from PySide6.QtCore import QObject, Signal
 
+from dtmr.data.label_set import LabelSet
 from dtmr.resources import MODELS_DIR, resource_path
 
 from ..core.checkpoints import CheckpointInfo, ModelCatalog
@@ -24,7 +25,7 @@ from ..core.audit_file import AuditInfo
 from ..core.library import OpenedLibrary, OpenRequest, open_library
 from ..core.model_scan import ScanRequest, ScanResult, scan_models
 from ..core.privacy import AttackerFile, AttributionRequest, AttributionResult, PrivacyAttribution, SubjectRecognizer
-from ..core.recognition import Recognition, RecognitionRequest, RecognitionResult
+from ..core.recognition import Recognition, RecognitionRequest, RecognitionResult, TaskProbabilities
 from ..core.retargeting import NO_MODEL_MESSAGE, RetargetRequest, RetargetResult, Retargeting
 from ..state.comparison import VIEWS, Comparison, ViewKind
 from ..state.playback import PlaybackClock
@@ -74,6 +75,13 @@ class StudioController(QObject):
         self.model: CheckpointInfo | None = None
         self.device = "cpu"
         self.last_result: RetargetResult | None = None
+        #: (library, index) of the source clip on screen: a new reference keeps that Clip object
+        self._source_key: tuple[object, int] | None = None
+        #: per view: the clip recognized and each task's (T, C) probabilities, for `_recognized_with`
+        self._recognized: dict[str, tuple[object, dict[str, np.ndarray]]] = {}
+        self._recognized_with: tuple | None = None
+        #: the last probabilities of each task (their class names, labels and classes)
+        self._recognized_tasks: dict[str, TaskProbabilities] = {}
         self.threads = {
             "library": JobThread(open_library, "library loader", self),
             "models": JobThread(scan_models, "model scanner", self),
@@ -128,6 +136,14 @@ class StudioController(QObject):
         self.settings.add_user_checkpoint(str(path))
         self.settings.set("last_model", str(path))
         self.rescan_models()
+
+    def remove_checkpoint(self, path: str | Path) -> None:
+        """Forget a checkpoint the user added (the Model panel's Remove): it is no longer scanned."""
+        paths = self.settings.get("user_checkpoints")
+        kept = [p for p in paths if Path(p) != Path(path)]
+        if kept != paths:
+            self.settings.set("user_checkpoints", kept)
+            self.rescan_models()
 
     def select_model(self, path: str) -> None:
         info = self.catalog.find(path)
@@ -188,8 +204,14 @@ class StudioController(QObject):
             previous.source.close()
         self.settings.add_recent(str(library.path))
         self.settings.set("last_dir", str(library.path.parent))
+        labels = LabelSet.build(library.path.stem, library.source.topology, library.table["action"],
+                                library.source.action_names, library.table["subject"])
+        self.comparison.set_labels(labels)
+        self.catalog.library = labels
         self.selection.set_library(library.source, library.table["subject"])
         self.library_opened.emit(library)
+        if self.catalog_scanned:  # the model list marks the checkpoints trained on another data set
+            self.catalog_changed.emit(ScanResult(self.catalog, self.devices))
         self.message.emit(f"Opened {library.path.name}: {len(library.source)} clips{_release_note(library)}")
         if library.audit_error:
             self.error.emit(f"The audit beside the release was not used: {library.audit_error}")
@@ -200,6 +222,7 @@ class StudioController(QObject):
         before = (self.model, self.catalog.full_model(self.model), self.device)
         first_scan = not self.catalog_scanned
         self.catalog = result.catalog
+        self.catalog.library = self.comparison.labels
         self.catalog_scanned = True
         self.devices = result.devices
         self.device = self.settings.get("device") if self.settings.get("device") in result.devices else result.devices[0]
@@ -219,12 +242,16 @@ class StudioController(QObject):
         sel, library = self.selection, self.library
         self._show_risk()
         if library is None or sel.source_index is None:
+            self._source_key = None
             self.comparison.set_source(None, None)
             self.comparison.set_status("No clip selected")
             self.clock.set_length(1, 30.0)
             self.run_attribution()
             return
-        source = library.source.read(sel.source_index)
+        shown = self.comparison.clips.get(ViewKind.SOURCE)
+        key = (library.source, sel.source_index)
+        source = shown if shown is not None and key == self._source_key else library.source.read(sel.source_index)
+        self._source_key = key
         reference = None if sel.reference is None else library.source.read(sel.reference.index)
         self.comparison.set_source(source, reference)
         self.clock.set_length(self.comparison.length, self.comparison.fps)
@@ -253,18 +280,43 @@ class StudioController(QObject):
         self.run_attribution()
 
     def _run_recognition(self) -> None:
+        """Recognize the views whose clip is new; the others keep their probabilities (a new reference
+        changes the model views only), and they stay on screen meanwhile."""
         recognizers = self.catalog.recognizers
         if not recognizers:
+            self._recognized, self._recognized_tasks = {}, {}
             self.comparison.set_recognition(None)
             return
+        action, subject = recognizers.get("action"), recognizers.get("subject")
+        if (action, subject, self.device) != self._recognized_with:
+            self._recognized_with = (action, subject, self.device)
+            self._recognized, self._recognized_tasks = {}, {}
         clips = {kind.value: self.comparison.clips[kind] for kind in VIEWS if kind in self.comparison.clips}
-        request = RecognitionRequest(clips, recognizers.get("action"), recognizers.get("subject"), self.device)
-        self.comparison.set_recognition(None, pending=True)
+        self._recognized = {v: done for v, done in self._recognized.items() if clips.get(v) is done[0]}
+        todo = {view: clip for view, clip in clips.items() if view not in self._recognized}
+        request = RecognitionRequest(todo, action, subject, self.device)
+        if not todo:
+            self.comparison.set_recognition(self._recognition_so_far(request))
+            return
+        self.comparison.set_recognition(self._recognition_so_far(request), pending=True)
         self._submit("recognition", request)
 
     def _recognition_finished(self, request_id: int, result: RecognitionResult) -> None:
-        if self._is_latest("recognition", request_id):
-            self.comparison.set_recognition(result)
+        if not self._is_latest("recognition", request_id):
+            return
+        for view, clip in result.request.clips.items():
+            self._recognized[view] = (clip, {task: p.per_frame[view] for task, p in result.tasks.items()})
+        self._recognized_tasks = dict(result.tasks)
+        self.comparison.set_recognition(self._recognition_so_far(result.request))
+
+    def _recognition_so_far(self, request: RecognitionRequest) -> RecognitionResult | None:
+        """The probabilities of every view recognized so far, as one result (None before the first)."""
+        if not self._recognized or not self._recognized_tasks:
+            return None
+        tasks = {task: meta.with_views({v: per[task] for v, (_, per) in self._recognized.items() if task in per})
+                 for task, meta in self._recognized_tasks.items()}
+        clips = {view: clip for view, (clip, _) in self._recognized.items()}
+        return RecognitionResult(dataclasses.replace(request, clips=clips), tasks)
 
     # --- privacy: attribution of the released clip ------------------------------------------------
     def run_attribution(self) -> None:
@@ -364,6 +416,7 @@ class StudioController(QObject):
         if kind == "inference":
             self.comparison.set_status(f"Retargeting failed: {text}")
         elif kind == "recognition":
+            self._recognized, self._recognized_tasks = {}, {}
             self.comparison.set_recognition(None)
         self.error.emit(f"{kind}: {text}")
 

@@ -1,18 +1,21 @@
-"""Transport bar: play/pause, steps, the scrubbing slider, speed, loop mode and the length policy.
+"""Transport bar: play/pause, steps, the scrubbing slider, a go-to-frame box, the A–B loop range, speed,
+loop mode and the length policy.
 
 The widgets only drive the `PlaybackClock` and mirror its signals; the slider's value follows the clock
-with its own signals blocked, so a programmatic move never echoes back as a seek.
+with its own signals blocked, so a programmatic move never echoes back as a seek. Frames are shown and
+typed 1-based ("frame 1 / 40"), as the frame counter shows them; the clock counts from 0.
 """
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
     QHBoxLayout,
     QLabel,
+    QLineEdit,
     QSizePolicy,
     QSlider,
     QStyle,
@@ -25,9 +28,21 @@ from ..state.comparison import LENGTH_POLICY
 from ..state.playback import SPEED_STEPS, LoopMode, PlaybackClock, format_speed
 
 LOOP_LABELS = {LoopMode.ONCE: "Play once", LoopMode.LOOP: "Loop", LoopMode.BOUNCE: "Back-and-forth"}
+INVALID_STYLE = "QLineEdit { background: #ffd6d6; }"
+
+
+def parse_frame(text: str, num_frames: int) -> int:
+    """A typed 1-based frame number as the clock's 0-based frame; ValueError with a one-line reason."""
+    text = text.strip()
+    if not text.isdigit() or not 1 <= int(text) <= num_frames:
+        raise ValueError(f"go to frame: {text!r} is not a frame number from 1 to {num_frames}")
+    return int(text) - 1
 
 
 class TimelinePanel(QWidget):
+    #: a typed frame number that is not one (the main window shows it in the status bar)
+    frame_error = Signal(str)
+
     def __init__(self, clock: PlaybackClock, parent=None) -> None:
         super().__init__(parent)
         self.clock = clock
@@ -48,6 +63,14 @@ class TimelinePanel(QWidget):
         self.slider.valueChanged.connect(clock.seek)
         self.frame_label = QLabel()
         self.frame_label.setMinimumWidth(110)
+        self.frame_box = QLineEdit()
+        self.frame_box.setPlaceholderText("go to frame")
+        self.frame_box.setMaximumWidth(90)
+        self.frame_box.setToolTip("Type a frame number and press Enter (Ctrl+G)")
+        self.frame_box.returnPressed.connect(self.go_to_typed_frame)
+        self.frame_box.textEdited.connect(lambda _t: self.frame_box.setStyleSheet(""))
+        self.range_label = QLabel()
+        self.range_label.setToolTip("A–B loop range: A sets its start, B its end, X clears it")
         self.speed_box = QComboBox()
         for speed in SPEED_STEPS:
             self.speed_box.addItem(format_speed(speed), speed)
@@ -72,6 +95,8 @@ class TimelinePanel(QWidget):
             transport.addWidget(w)
         transport.addWidget(self.slider, 1)
         transport.addWidget(self.frame_label)
+        transport.addWidget(self.frame_box)
+        transport.addWidget(self.range_label)
         options = QHBoxLayout()
         options.addWidget(QLabel("Speed"))
         options.addWidget(self.speed_box)
@@ -89,6 +114,8 @@ class TimelinePanel(QWidget):
         clock.speed_changed.connect(self._on_speed)
         clock.loop_mode_changed.connect(self._on_loop_mode)
         clock.every_frame_changed.connect(self._on_every_frame)
+        clock.loop_range_changed.connect(self._on_loop_range)
+        self._on_loop_range(clock.loop_range)
         self._on_length(clock.num_frames)
         self._on_playing(clock.playing)
         self._on_speed(clock.speed)
@@ -101,6 +128,23 @@ class TimelinePanel(QWidget):
         self.slider.setValue(frame)
         self.slider.blockSignals(False)
         self.frame_label.setText(f"frame {frame + 1} / {self.clock.num_frames}")
+
+    def go_to_typed_frame(self) -> None:
+        """Enter in the frame box: jump there and give the keys back to the transport; else say why not."""
+        try:
+            frame = parse_frame(self.frame_box.text(), self.clock.num_frames)
+        except ValueError as exc:
+            self.frame_box.setStyleSheet(INVALID_STYLE)
+            self.frame_error.emit(str(exc))
+            return
+        self.frame_box.clear()
+        self.frame_box.clearFocus()
+        self.clock.seek(frame)
+
+    def _on_loop_range(self, loop_range: tuple[int, int] | None) -> None:
+        self.range_label.setVisible(loop_range is not None)
+        if loop_range is not None:
+            self.range_label.setText(f"A–B loop: {loop_range[0] + 1}–{loop_range[1] + 1}")
 
     def _on_length(self, num_frames: int) -> None:
         self.slider.blockSignals(True)

@@ -2,7 +2,11 @@
 
 The action track plots, for each view, the probability of the source's true action (of the source's
 most likely action when the label is unknown); the identity track the probability of the source's
-subject, which anonymization should push down. Both come from `Recognizer.window_probabilities` (a
+subject, which anonymization should push down. The true class is matched by name
+(`dtmr.data.label_set.match_classes`): when the recognizer has no class for the source's label, the track
+plots nothing and its title says why. Each track's name is its title (a rotated axis label does not fit
+an 80-pixel track); the views' legend is one row, and only the sliding track draws the shared time axis,
+so all three entries show inside a short track. Both come from `Recognizer.window_probabilities` (a
 sliding window centred on each frame). The sliding track is the fastest contact joint's horizontal speed
 on each frame, with gaps where no foot touches the ground. A vertical line marks the current frame;
 clicking a track seeks there. The reliance track (shown with the Privacy panel) plots how much the
@@ -26,6 +30,9 @@ TRACK_HEIGHT = 80
 RELIANCE_PEN = (190, 0, 40)
 #: the sliding track shows at least 0 to this many m/s, so a planted clip reads as flat and low
 SLIDING_RANGE = 0.3
+#: width of every track's left axis, so the tracks' time axes line up
+AXIS_WIDTH = 34
+TRACK_NAMES = {"action": "P(action)", "subject": "P(identity)", "sliding": "foot sliding (m/s)"}
 
 
 class TracksPanel(QWidget):
@@ -41,10 +48,11 @@ class TracksPanel(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(0)
-        for name, label in (("action", "P(action)"), ("subject", "P(identity)"), ("sliding", "sliding m/s")):
+        for name, label in TRACK_NAMES.items():
             plot = pg.PlotWidget(background="w")
             plot.setMinimumHeight(TRACK_HEIGHT)
-            plot.setLabel("left", label)
+            plot.setTitle(label, size="8pt")
+            plot.getAxis("left").setWidth(AXIS_WIDTH)
             plot.getAxis("left").enableAutoSIPrefix(False)
             plot.showGrid(x=True, y=True, alpha=0.2)
             plot.setMouseEnabled(x=False, y=False)
@@ -52,7 +60,11 @@ class TracksPanel(QWidget):
             if name != "sliding":
                 plot.setYRange(0.0, 1.0)
                 plot.getAxis("left").setTicks([[(0.0, "0"), (0.5, ".5"), (1.0, "1")]])
-            legend = plot.addLegend(offset=(-5, 2), labelTextSize="8pt") if name == "action" else None
+                plot.hideAxis("bottom")  # the tracks share the sliding track's time axis (x-linked)
+            legend = None
+            if name == "action":
+                legend = plot.addLegend(offset=(-5, 1), labelTextSize="8pt", colCount=len(VIEWS),
+                                        brush=pg.mkBrush(255, 255, 255, 200))
             for kind in VIEWS:
                 curve = plot.plot([], [], pen=pg.mkPen(VIEW_PENS[kind], width=2), connect="finite",
                                   name=kind.title if legend is not None else None)
@@ -74,7 +86,7 @@ class TracksPanel(QWidget):
     def _reliance_plot(self) -> pg.PlotWidget:
         plot = pg.PlotWidget(background="w")
         plot.setMinimumHeight(TRACK_HEIGHT)
-        plot.setLabel("left", "reliance")
+        plot.getAxis("left").setWidth(AXIS_WIDTH)
         plot.showGrid(x=True, y=True, alpha=0.2)
         plot.setMouseEnabled(x=False, y=False)
         plot.hideButtons()
@@ -110,36 +122,36 @@ class TracksPanel(QWidget):
         speeds = speeds[np.isfinite(speeds)]
         # the 99th percentile, so one wild frame of an untrained model does not flatten every curve
         top = float(np.percentile(speeds, 99)) if speeds.size else 0.0
-        self._set_range("sliding", 0.0, round(max(SLIDING_RANGE, top), 2))
+        high = round(max(SLIDING_RANGE, top), 2)
+        self._set_range("sliding", 0.0, high)
         tasks = c.recognition.tasks if isinstance(c.recognition, RecognitionResult) else {}
         source = c.clips.get(ViewKind.SOURCE)
         for task in ("action", "subject"):
-            probabilities = tasks.get(task)
             label = None if source is None else getattr(source, task)
-            self._plot_task(task, probabilities, label)
+            self._plot_task(task, tasks.get(task), label)
 
     def _plot_task(self, task: str, probabilities: TaskProbabilities | None, label: int | None) -> None:
         plot = self.plots[task]
-        if probabilities is None:
-            for kind in VIEWS:
-                self.curves[(task, kind)].setData([], [])
-            c = self.comparison
-            title = "computing…" if c.recognition_pending else (f"no {task} recognizer" if c.clips else "")
-            plot.setTitle(title, size="8pt")
-            return
-        index = probabilities.class_of(label)
-        source_view = ViewKind.SOURCE.value
-        if index is None and source_view in probabilities.per_frame:
-            index = int(np.argmax(probabilities.per_frame[source_view].mean(axis=0)))
-        if index is None:
-            plot.setTitle("", size="8pt")
-            return
-        what = "true action" if task == "action" else "source subject"
-        if probabilities.class_of(label) is None:
-            what = "most likely class"
-        plot.setTitle(f"P({what}: {probabilities.class_names[index]})", size="8pt")
+        name = TRACK_NAMES[task]
+        c = self.comparison
+        views = {} if probabilities is None else probabilities.per_frame
+        match = c.class_match(task)
+        index, title = None, f"{name}: no {task} recognizer" if c.clips else name
+        if c.recognition_pending and not views:
+            title = f"{name}: computing…"
+        elif match is not None and (label is None or label < 0):
+            source_view = ViewKind.SOURCE.value
+            if source_view in views:  # unknown label: the source's most likely class, said so
+                index = int(np.argmax(views[source_view].mean(axis=0)))
+                title = f"P(most likely class: {probabilities.class_names[index]})"
+        elif match is not None:
+            index = match.class_of(label)
+            what = "true action" if task == "action" else "source subject"
+            title = f"{name}: {match.missing_note(label)}" if index is None else \
+                f"P({what}: {probabilities.class_names[index]})"
+        plot.setTitle(title, size="8pt")
         for kind in VIEWS:
-            y = probabilities.track(kind.value, index) if kind.value in probabilities.per_frame else np.zeros(0)
+            y = probabilities.track(kind.value, index) if index is not None and kind.value in views else np.zeros(0)
             self.curves[(task, kind)].setData(np.arange(len(y)), y)
 
     def _set_range(self, axis: str, low: float, high: float) -> None:
@@ -151,6 +163,8 @@ class TracksPanel(QWidget):
             self.plots["action"].setXRange(low, high, padding=0.01)  # the other tracks are linked to it
         else:
             self.plots[axis].setYRange(low, high, padding=0.05)
+            # two ticks: automatic ones crowd an 80-pixel track
+            self.plots[axis].getAxis("left").setTicks([[(low, f"{low:g}"), (high, f"{high:g}")]])
 
     def show_frame(self, frame: int) -> None:
         for line in self.playheads:

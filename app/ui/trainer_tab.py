@@ -3,10 +3,15 @@
 Training runs in its own process (QProcess), never in the Studio: torch's work cannot stall the UI and a
 crash in training cannot take the Studio down. Its stdout carries JSON-line progress events
 (`dtmr.train.progress`), parsed incrementally; stderr goes to the log. Cancel terminates the process
-(then kills it after a grace period); the last epoch's checkpoint stays, so Resume continues from it.
+(then kills it after a grace period); the last finished epoch's state (`train_state.pt`) stays, so Resume
+continues from it. Resume is enabled only when the output folder holds such a state; a cancel before the first
+epoch ended says that nothing was saved. When the process fails, its last error line is shown above the log.
+
+The data and split follow the library the Studio opens (`set_library`) until the user picks other data.
 
 The form shows the library's defaults of the chosen preset (`dtmr.train.presets`) and passes only the
 settings the user changed from them, so `dtmr train` applies its own defaults; it is locked while a run runs.
+The method (DisentangledTMR, DMR, PMR) is `--method`; DisentangledTMR-only fields are disabled for the others.
 """
 
 from __future__ import annotations
@@ -23,7 +28,6 @@ from PySide6.QtWidgets import (
     QDoubleSpinBox,
     QFileDialog,
     QFormLayout,
-    QGridLayout,
     QHBoxLayout,
     QLabel,
     QLineEdit,
@@ -32,19 +36,37 @@ from PySide6.QtWidgets import (
     QPushButton,
     QSpinBox,
     QSplitter,
+    QTabWidget,
     QVBoxLayout,
     QWidget,
 )
 
 from dtmr.cli.train_cmd import MAX_BATCH, MAX_QUADRUPLETS
 from dtmr.data.splits import SPLITS
-from dtmr.train.presets import BETAS, DEFAULT_BETA, DEFAULT_PRESET, DEFAULT_SEED, MAX_DEFAULT_QUADRUPLETS, PRESETS
-from dtmr.train.progress import EventStreamParser, ProgressEvent, format_duration, format_event
+from dtmr.train.presets import (
+    BASELINE,
+    BETAS,
+    DEFAULT_BETA,
+    DEFAULT_PRESET,
+    DEFAULT_SEED,
+    MAX_DEFAULT_QUADRUPLETS,
+    PRESETS,
+)
+from dtmr.train.progress import (
+    EventStreamParser,
+    ProgressEvent,
+    format_duration,
+    format_event,
+)
 
+from ..core import training_command as commands
 from ..core.checkpoints import CHECKPOINT_SUFFIXES
 from ..core.training_command import (
+    DEFAULT_METHOD,
+    METHODS,
     TrainingConfig,
     child_environment,
+    library_split,
     parse_loss_weights,
     training_command,
 )
@@ -57,6 +79,11 @@ CURVE_COLOURS = ((31, 119, 180), (214, 39, 40), (44, 160, 44), (255, 127, 14), (
 MAX_LOG_LINES = 5000
 LR_DECIMALS = 6
 MAX_SEED = 2**31 - 1  # QSpinBox's limit
+#: loss plots: readable legends and a useful least size (tested at the Studio's default window size)
+LEGEND_TEXT = "9pt"
+PLOT_MIN_SIZE = (320, 220)
+#: the form's widest: the plots and log take the rest of the tab
+FORM_MAX_WIDTH = 420
 
 
 class TrainerTab(QWidget):
@@ -73,6 +100,11 @@ class TrainerTab(QWidget):
         self.process: QProcess | None = None
         self.run_config: TrainingConfig | None = None
         self._cancelling = False
+        self._checkpoints_at_start = 0
+        #: the last non-empty line the process wrote to stderr: the reason when it fails
+        self.last_error_line = ""
+        #: the library path put in the Data field by `set_library` (replaced when another library opens)
+        self._library_data = ""
         self._build_form()
         self._build_display()
         self.set_devices(["cpu"])
@@ -85,6 +117,12 @@ class TrainerTab(QWidget):
         self.data_edit.setPlaceholderText(".npz data set or .h5 library")
         self.data_button = QPushButton("Browse…")
         self.data_button.clicked.connect(self._browse_data)
+        self.method_box = QComboBox()
+        for method, name in METHODS.items():
+            self.method_box.addItem(name, method)
+        self.method_box.setCurrentIndex(self.method_box.findData(DEFAULT_METHOD))
+        self.method_box.setToolTip("--method: DisentangledTMR, or the DMR / PMR baselines (their own schedules)")
+        self.method_box.currentIndexChanged.connect(self._method_changed)
         self.split_box = QComboBox()
         for name, split in SPLITS.items():
             self.split_box.addItem(name, name)
@@ -119,10 +157,12 @@ class TrainerTab(QWidget):
         self.seed_box = QSpinBox()
         self.seed_box.setRange(0, MAX_SEED)
         self.seed_box.setValue(DEFAULT_SEED)
-        self.naive_residual_box = QCheckBox("naive residual (--model-option residual=naive)")
-        self.naive_residual_box.setToolTip("blend the decoder output with the source retargeted to the reference's "
-                                           "bone lengths instead of the source itself")
-        self.warm_critics_box = QCheckBox("warm the output critics in stage 2 (--warm-output-critics)")
+        # short texts, the flags in the tooltips: the form stays narrow enough for the plots beside it
+        self.naive_residual_box = QCheckBox("naive")
+        self.naive_residual_box.setToolTip("--model-option residual=naive: blend the decoder output with the source "
+                                           "retargeted to the reference's bone lengths instead of the source itself")
+        self.warm_critics_box = QCheckBox("warm in stage 2")
+        self.warm_critics_box.setToolTip("--warm-output-critics: train the output critics already in stage 2")
         self.adversary_lr_box = QDoubleSpinBox()
         self.adversary_lr_box.setDecimals(LR_DECIMALS)
         self.adversary_lr_box.setRange(0.0, 1.0)  # 0: the stage's rate
@@ -136,12 +176,12 @@ class TrainerTab(QWidget):
         self.device_box = QComboBox()
         self.out_edit = QLineEdit()
         self.out_edit.setPlaceholderText("folder for checkpoints")
+        self.out_edit.textChanged.connect(lambda _text: self._update_resume())
         self.out_button = QPushButton("Browse…")
         self.out_button.clicked.connect(self._browse_out)
         self.start_button = QPushButton("Start")
         self.start_button.clicked.connect(lambda: self.start(resume=False))
         self.resume_button = QPushButton("Resume")
-        self.resume_button.setToolTip("Continue the run in the output folder from its last checkpoint (--resume)")
         self.resume_button.clicked.connect(lambda: self.start(resume=True))
         self.cancel_button = QPushButton("Cancel")
         self.cancel_button.clicked.connect(self.cancel)
@@ -158,15 +198,16 @@ class TrainerTab(QWidget):
         out_row.addWidget(self.out_button)
         epochs_row = QHBoxLayout()
         for stage, box in zip(STAGES, self.epoch_boxes):
-            epochs_row.addWidget(QLabel(f"stage {stage}"))
+            box.setToolTip(f"epochs of stage {stage}")
             epochs_row.addWidget(box)
         form = QFormLayout()
         form.addRow("Data", data_row)
         form.addRow("Split", self.split_box)
+        form.addRow("Method", self.method_box)
         form.addRow("Preset", self.preset_box)
         form.addRow("", self.defaults_label)
         form.addRow("β", self.beta_box)
-        form.addRow("Epochs", epochs_row)
+        form.addRow("Epochs (stages 1-3)", epochs_row)
         form.addRow("Batch", self.batch_box)
         form.addRow("Learning rate", self.lr_box)
         form.addRow("Quadruplets", self.quadruplets_box)
@@ -185,23 +226,26 @@ class TrainerTab(QWidget):
         form_layout.addLayout(form)
         form_layout.addLayout(buttons)
         form_layout.addStretch(1)
+        form_box.setMaximumWidth(FORM_MAX_WIDTH)
 
         self.state_label = QLabel("Not running.")
         self.state_label.setWordWrap(True)
+        self.state_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.bar = QProgressBar()
         self.rate_label = QLabel("")
         self.plots: dict[int, pg.PlotWidget] = {}
         self.curves: dict[tuple[int, str], pg.PlotDataItem] = {}
-        plots = QGridLayout()
-        for column, stage in enumerate(STAGES):
+        # one stage's plot at a time, as wide as the pane: three side by side left ~70 px each
+        self.plot_tabs = QTabWidget()
+        for stage in STAGES:
             plot = pg.PlotWidget(background="w")
-            plot.setTitle(f"stage {stage}", size="9pt")
             plot.setLabel("bottom", "step")
+            plot.setLabel("left", "loss")
             plot.setLogMode(y=False)
-            plot.addLegend(labelTextSize="7pt")
-            plot.setMinimumHeight(160)
+            plot.addLegend(labelTextSize=LEGEND_TEXT, offset=(-10, 10), colCount=2)
+            plot.setMinimumSize(*PLOT_MIN_SIZE)
             self.plots[stage] = plot
-            plots.addWidget(plot, 0, column)
+            self.plot_tabs.addTab(plot, f"stage {stage}")
         self.log = QPlainTextEdit()
         self.log.setReadOnly(True)
         self.log.setMaximumBlockCount(MAX_LOG_LINES)
@@ -210,7 +254,7 @@ class TrainerTab(QWidget):
         status_layout.addWidget(self.state_label)
         status_layout.addWidget(self.bar)
         status_layout.addWidget(self.rate_label)
-        status_layout.addLayout(plots, 1)
+        status_layout.addWidget(self.plot_tabs, 1)
         right = QSplitter()
         right.setOrientation(Qt.Orientation.Vertical)
         right.addWidget(status)
@@ -219,7 +263,10 @@ class TrainerTab(QWidget):
         splitter = QSplitter()
         splitter.addWidget(form_box)
         splitter.addWidget(right)
-        splitter.setStretchFactor(1, 3)
+        splitter.setStretchFactor(0, 0)
+        splitter.setStretchFactor(1, 1)
+        right.setStretchFactor(0, 3)
+        right.setStretchFactor(1, 1)
         layout.addWidget(splitter)
 
     def set_devices(self, devices: list[str]) -> None:
@@ -243,6 +290,41 @@ class TrainerTab(QWidget):
             f"rate {preset.base_lr:g}, batch {preset.batch}; `dtmr train` applies them itself, only changes are "
             "passed.")
 
+    def _method_changed(self) -> None:
+        """DMR and PMR have their own stages and defaults (`dtmr.train.presets.BASELINE`): the DisentangledTMR
+        fields are disabled and the batch and rate show the baselines' defaults."""
+        dtmr = self.method_box.currentData() == DEFAULT_METHOD
+        if dtmr:
+            self._preset_changed()
+        else:
+            self.batch_box.setValue(BASELINE.batch)
+            self.lr_box.setValue(BASELINE.lr)
+            self.defaults_label.setText(f"{self.method_box.currentText()}: the public schedule of its stages; "
+                                        f"defaults: learning rate {BASELINE.lr:g}, batch {BASELINE.batch}.")
+        self._lock_dtmr_fields()
+
+    def _lock_dtmr_fields(self) -> None:
+        if not self.running:
+            dtmr = self.method_box.currentData() == DEFAULT_METHOD
+            for widget in self._dtmr_widgets():
+                widget.setEnabled(dtmr)
+
+    def _dtmr_widgets(self) -> list[QWidget]:
+        return [self.preset_box, self.beta_box, *self.epoch_boxes, self.naive_residual_box, self.warm_critics_box,
+                self.adversary_lr_box, self.loss_weights_edit]
+
+    def set_library(self, path: str | Path, metadata) -> None:
+        """The Studio opened a library: it becomes the training data (unless the user chose other data) and
+        its named split, when one fits (`library_split`), the split."""
+        text = self.data_edit.text().strip()
+        if self.running or text not in ("", self._library_data):
+            return
+        self._library_data = str(path)
+        self.data_edit.setText(self._library_data)
+        split = library_split(metadata)
+        if split is not None:
+            self.split_box.setCurrentIndex(self.split_box.findData(split))
+
     def _browse_data(self) -> None:
         path, _ = QFileDialog.getOpenFileName(self, "Training data", self.data_edit.text(),
                                               "Clip data (*.npz *.h5 *.hdf5);;All files (*)")
@@ -262,27 +344,30 @@ class TrainerTab(QWidget):
         except ValueError:
             raise ValueError(f"β must be a number, got {beta_text!r}") from None
         preset = PRESETS[self.preset_box.currentText()]
+        method = self.method_box.currentData()
+        dtmr = method == DEFAULT_METHOD
         epochs = tuple(box.value() for box in self.epoch_boxes)
         batch, lr = self.batch_box.value(), self.lr_box.value()
+        default_batch, default_lr = (preset.batch, preset.base_lr) if dtmr else (BASELINE.batch, BASELINE.lr)
         config = TrainingConfig(
             data=self.data_edit.text().strip(), split=self.split_box.currentData(), preset=preset.name, beta=beta,
-            out=self.out_edit.text().strip(), device=device, gpus=gpus, resume=resume,
-            epochs=None if epochs == preset.epochs else epochs,
-            batch=None if batch == preset.batch else batch,
-            lr=None if round(lr, LR_DECIMALS) == round(preset.base_lr, LR_DECIMALS) else lr,
+            out=self.out_edit.text().strip(), device=device, gpus=gpus, resume=resume, method=method,
+            epochs=None if not dtmr or epochs == preset.epochs else epochs,
+            batch=None if batch == default_batch else batch,
+            lr=None if round(lr, LR_DECIMALS) == round(default_lr, LR_DECIMALS) else lr,
             quadruplets=self.quadruplets_box.value() or None,
             seed=None if self.seed_box.value() == DEFAULT_SEED else self.seed_box.value(),
-            naive_residual=self.naive_residual_box.isChecked(),
-            warm_output_critics=self.warm_critics_box.isChecked(),
-            output_adversary_lr=self.adversary_lr_box.value() or None,
-            loss_weights=parse_loss_weights(self.loss_weights_edit.text()),
+            naive_residual=dtmr and self.naive_residual_box.isChecked(),
+            warm_output_critics=dtmr and self.warm_critics_box.isChecked(),
+            output_adversary_lr=(self.adversary_lr_box.value() or None) if dtmr else None,
+            loss_weights=parse_loss_weights(self.loss_weights_edit.text()) if dtmr else (),
         )
         config.validate()
         return config
 
     def _form_widgets(self) -> list[QWidget]:
         """Every field and browse button: locked while a run is running."""
-        return [self.data_edit, self.data_button, self.split_box, self.preset_box, self.beta_box, *self.epoch_boxes,
+        return [self.data_edit, self.data_button, self.split_box, self.method_box, self.preset_box, self.beta_box, *self.epoch_boxes,
                 self.batch_box, self.lr_box, self.quadruplets_box, self.seed_box, self.naive_residual_box,
                 self.warm_critics_box, self.adversary_lr_box, self.loss_weights_edit, self.device_box,
                 self.out_edit, self.out_button]
@@ -307,6 +392,8 @@ class TrainerTab(QWidget):
             self._clear_curves()
         self.parser = EventStreamParser()
         self._cancelling = False
+        self._checkpoints_at_start = len(self.progress.checkpoints)
+        self.last_error_line = ""
         self.process = QProcess(self)
         self.process.setProgram(program)
         self.process.setArguments(arguments)
@@ -348,9 +435,13 @@ class TrainerTab(QWidget):
             self.progress.add(event)
 
     def _stderr(self) -> None:
-        text = bytes(self.process.readAllStandardError()).decode("utf-8", errors="replace")
+        self._log_stderr(bytes(self.process.readAllStandardError()).decode("utf-8", errors="replace"))
+
+    def _log_stderr(self, text: str) -> None:
         for line in text.splitlines():
             self._append_log(line)
+            if line.strip():
+                self.last_error_line = line.strip()
 
     def _finished(self, exit_code: int, _status) -> None:
         process, self.process = self.process, None
@@ -362,20 +453,29 @@ class TrainerTab(QWidget):
             self.progress.add(event)
         self._stderr_rest(process)
         if self._cancelling:
-            text = "Cancelled. The last completed epoch is saved: Resume continues from it."
+            text = self._cancelled_text()
         elif exit_code == 0 and self.progress.done:
             text = "Done. “Load this model” compares with the trained checkpoint."
         else:
-            text = f"Training failed (exit status {exit_code}). {self.progress.error}".strip()
+            reason = self.progress.error or self.last_error_line or "it wrote no reason"
+            text = f"Training failed (exit status {exit_code}): {reason}"
         self.state_label.setText(text)
         self._append_log(text)
         self._set_running(False)
         process.deleteLater()
 
     def _stderr_rest(self, process: QProcess) -> None:
-        text = bytes(process.readAllStandardError()).decode("utf-8", errors="replace")
-        for line in text.splitlines():
-            self._append_log(line)
+        self._log_stderr(bytes(process.readAllStandardError()).decode("utf-8", errors="replace"))
+
+    def _cancelled_text(self) -> str:
+        """What a cancel kept: say what is true, from the run's events and the output folder."""
+        saved = len(self.progress.checkpoints) > self._checkpoints_at_start
+        if saved:
+            return "Cancelled. The last completed epoch is saved: Resume continues from it."
+        if self.run_config is not None and commands.resumable(self.run_config.out):
+            return ("Cancelled before an epoch ended: nothing new was saved; Resume continues from the last "
+                    "epoch saved before.")
+        return "Cancelled before the first epoch ended: nothing was saved. Start begins again."
 
     def _process_error(self, error) -> None:
         if error == QProcess.ProcessError.FailedToStart and self.process is not None:
@@ -387,11 +487,20 @@ class TrainerTab(QWidget):
 
     def _set_running(self, running: bool) -> None:
         self.start_button.setEnabled(not running)
-        self.resume_button.setEnabled(not running)
         self.cancel_button.setEnabled(running)
         self.load_button.setEnabled(not running and self.trained_checkpoint() is not None and self.progress.done)
         for widget in self._form_widgets():
             widget.setEnabled(not running)
+        self._lock_dtmr_fields()  # DisentangledTMR-only fields stay disabled for DMR / PMR
+        self._update_resume()
+
+    def _update_resume(self) -> None:
+        """Resume only when the output folder holds a run's state (`train_state.pt`) to continue."""
+        possible = commands.resumable(self.out_edit.text())
+        self.resume_button.setEnabled(not self.running and possible)
+        self.resume_button.setToolTip(
+            "Continue the run in the output folder from its last saved epoch (--resume)" if possible else
+            f"Nothing to resume: the output folder holds no {commands.STATE_FILE} (no epoch of a run there ended)")
 
     # --- display -------------------------------------------------------------------------------------
     def _event(self, event: ProgressEvent) -> None:
@@ -412,6 +521,8 @@ class TrainerTab(QWidget):
             self.bar.setValue(min(p.step or 0, p.steps))
         rate = f"{p.samples_per_s:.1f} samples/s" if p.samples_per_s is not None else "— samples/s"
         self.rate_label.setText(f"{rate} · ETA {format_duration(p.eta_s)}")
+        if event.kind == "stage" and event.stage in self.plots:
+            self.plot_tabs.setCurrentWidget(self.plots[event.stage])
         if event.kind == "step" and event.stage in self.plots:
             self._draw_stage(event.stage)
 
@@ -435,7 +546,10 @@ class TrainerTab(QWidget):
         self.curves.clear()
 
     def _append_log(self, line: str) -> None:
+        """Append and keep the end in view (the newest lines are the ones that explain a failure)."""
         self.log.appendPlainText(line)
+        bar = self.log.verticalScrollBar()
+        bar.setValue(bar.maximum())
 
     def trained_checkpoint(self) -> Path | None:
         """The checkpoint the last "checkpoint" event named, else the newest one in the output folder."""

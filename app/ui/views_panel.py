@@ -2,11 +2,13 @@
 
 When the model views cannot be made (`Comparison.unavailable`: no retargeting checkpoint, no
 reference), each of them is replaced by a message saying why and what to do, in the view's own place.
+Overlay mode draws the source translucent under the released clip, in the released view. Hovering a
+joint in any view emits `hover_text`: the view, the joint's name and its coordinates on the shown frame.
 """
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QCheckBox,
     QGridLayout,
@@ -21,6 +23,7 @@ from PySide6.QtWidgets import (
 )
 
 from dtmr.render.style import DEFAULT_STYLE
+from dtmr.skeleton import get_topology
 
 from ..render_gl.camera_link import CameraLink
 from ..render_gl.skeleton_view import PRESETS, SkeletonView
@@ -37,6 +40,9 @@ VIEW_PAGE, MESSAGE_PAGE = 0, 1
 
 
 class ViewsPanel(QWidget):
+    #: the joint under the mouse, as a line for the status bar ("" when none)
+    hover_text = Signal(str)
+
     def __init__(self, comparison: Comparison, parent=None) -> None:
         super().__init__(parent)
         self.comparison = comparison
@@ -55,7 +61,12 @@ class ViewsPanel(QWidget):
         self._shown: dict[ViewKind, object] = {}
         #: the view whose joints show the Privacy panel's reliance colours, if any
         self.reliance_view: ViewKind | None = None
+        #: overlay mode: the source drawn under the released clip
+        self.overlay = False
+        self._hover: tuple[ViewKind, int] | None = None
         self.disposed = False
+        for kind, view in self.views.items():
+            view.joint_hovered.connect(lambda joint, k=kind: self._joint_hovered(k, joint))
 
         grid = QGridLayout()
         grid.setSpacing(4)
@@ -101,8 +112,12 @@ class ViewsPanel(QWidget):
         self.trail_box.setPrefix("trail ")
         self.trail_box.setValue(30)
         self.trail_box.valueChanged.connect(self.set_trail_length)
+        self.overlay_box = QCheckBox("Source under released")
+        self.overlay_box.setToolTip("Overlay mode: the source clip drawn translucent (teal) under the released one (G)")
+        self.overlay_box.toggled.connect(self.set_overlay)
         toolbar.addWidget(self.feet_box)
         toolbar.addWidget(self.trail_box)
+        toolbar.addWidget(self.overlay_box)
         toolbar.addStretch(1)
 
         layout = QVBoxLayout(self)
@@ -153,6 +168,7 @@ class ViewsPanel(QWidget):
             self.stacks[kind].setCurrentIndex(MESSAGE_PAGE if c.unavailable else VIEW_PAGE)
         if self.link.enabled:
             self.link.set_enabled(True, leader=self.views[ViewKind.SOURCE])
+        self._apply_overlay()
         self._held = {}
         self.refresh_titles()
 
@@ -171,6 +187,8 @@ class ViewsPanel(QWidget):
                 held_changed = True
         if held_changed:
             self.refresh_titles()
+        if self._hover is not None:  # the hovered joint moves with the frame
+            self._joint_hovered(*self._hover)
 
     def refresh_titles(self) -> None:
         c = self.comparison
@@ -198,7 +216,32 @@ class ViewsPanel(QWidget):
         self.reliance_view = kind if rgba is not None else None
         self.refresh_titles()
 
+    def _joint_hovered(self, kind: ViewKind, joint: int) -> None:
+        clip = self.comparison.clips.get(kind)
+        if joint < 0 or clip is None:
+            self._hover = None
+            self.hover_text.emit("")
+            return
+        self._hover = (kind, joint)
+        x, y, z = self.views[kind].joint_position(joint)
+        name = get_topology(clip.topology).joint_names[joint]
+        self.hover_text.emit(f"{kind.title}: joint {joint} {name} at x {x:+.3f}, y {y:+.3f}, z {z:+.3f} m")
+
     # --- cameras and overlays --------------------------------------------------------------------
+    def set_overlay(self, enabled: bool) -> None:
+        """Overlay mode on or off (the View menu's toggle and the toolbar box both come here)."""
+        self.overlay_box.blockSignals(True)
+        self.overlay_box.setChecked(enabled)
+        self.overlay_box.blockSignals(False)
+        self.overlay = bool(enabled)
+        self._apply_overlay()
+
+    def _apply_overlay(self) -> None:
+        if self.disposed:
+            return
+        source = self.comparison.clips.get(ViewKind.SOURCE)
+        shown = self.overlay and source is not None and self.comparison.clips.get(ViewKind.RELEASED) is not None
+        self.views[ViewKind.RELEASED].set_ghost(source.joints if shown else None, source.topology if shown else "")
     def set_linked(self, linked: bool) -> None:
         self.link_box.blockSignals(True)
         self.link_box.setChecked(linked)

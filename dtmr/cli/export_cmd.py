@@ -178,10 +178,11 @@ def _is_release_file(path: str) -> bool:
 
 def _release_panels(args):
     """Panels of one released clip (and its source, through the key); the release's fps."""
+    from ..data.label_set import LabelSet
     from ..io.library import ClipLibrary
-    from ..io.sources import action_name_map, open_clip_source
+    from ..io.sources import open_clip_source
     from ..release.release import open_release
-    from ..render.comparison import action_names_of, release_panels
+    from ..render.comparison import release_panels
 
     if args.model is not None or args.full_model is not None or args.reference is not None:
         raise DtmrError(f"{args.source} is a release: it is already anonymized (no --model, --full-model or "
@@ -193,7 +194,7 @@ def _release_panels(args):
     try:
         index = resolve_clip(library, args.clip)
         released = library.read(index)
-        names = action_name_map(library.action_names, library.column("action"))
+        labels = LabelSet.of_source(library)
     finally:
         library.close()
     source = None
@@ -204,15 +205,16 @@ def _release_panels(args):
         finally:
             raw.close()
     recognizers = _recognizers(args)
-    return release_panels(released, source, recognizers, action_names_of(recognizers) or names), released.fps
+    _print_notes(recognizers, released.replace(subject=None), labels)
+    return release_panels(released, source, recognizers, labels=labels), released.fps
 
 
 def _comparison_panels(args):
     """Source, retargeted and released panels of one clip anonymized with --model; the source's fps."""
-    from ..io.sources import action_name_map, open_clip_source
+    from ..data.label_set import LabelSet
+    from ..io.sources import open_clip_source
     from ..models.anonymizer import Anonymizer
     from ..render import build_comparison
-    from ..render.comparison import action_names_of
 
     if args.model is None:
         raise DtmrError("--model is needed (SOURCE is not a release)")
@@ -223,7 +225,7 @@ def _comparison_panels(args):
         index = resolve_clip(source, args.clip)
         clip = source.read(index)
         reference = _read_reference(args, source, index, open_clip_source)
-        source_names = action_name_map(source.action_names, source.metadata_table()["action"])
+        labels = LabelSet.of_source(source)
     finally:
         source.close()
     anonymizer = Anonymizer.from_checkpoint(args.model)
@@ -232,9 +234,17 @@ def _comparison_panels(args):
         Anonymizer.from_checkpoint(full_path)
     print(f"retargeted panel: {_retargeted_by(args.model, full_path, anonymizer.beta)}")
     recognizers = _recognizers(args)
-    names = action_names_of(recognizers) or source_names
-    panels = build_comparison(clip, reference, anonymizer, recognizers, action_names=names, full_model=full_model)
+    _print_notes(recognizers, clip, labels)
+    panels = build_comparison(clip, reference, anonymizer, recognizers, full_model=full_model, labels=labels)
     return panels, clip.fps
+
+
+def _print_notes(recognizers, truth, labels) -> None:
+    """Say why the predictions of the video mark no true label (the recognizers' classes are not the data's)."""
+    from ..render.comparison import prediction_notes
+
+    for note in prediction_notes(recognizers, truth, labels):
+        print(f"predictions: {note}")
 
 
 def retargeting_model(model: str | Path, full_model: str | Path | None = None) -> Path | None:

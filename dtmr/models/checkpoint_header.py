@@ -13,9 +13,11 @@ import math
 import pickle
 import re
 import warnings
+import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..data.label_set import RecognizerClasses, TrainedOn
 from ..errors import CheckpointError
 from ..skeleton import get_topology
 from .config import variant_label
@@ -46,9 +48,11 @@ def load_untrusted(path: Path, device, *, mmap: bool):
                 path, f"refused to load: it references the Python object {blocked.group(1)}, which could run "
                 "code; checkpoints may hold only tensors and plain containers") from None
         raise CheckpointError(path, "not a valid checkpoint (corrupted, or not written by torch.save)") from None
-    except Exception as exc:  # noqa: BLE001 - torch reports damage as RuntimeError, EOFError, KeyError, ...
-        detail = str(exc).split(".")[0].strip() or type(exc).__name__
-        raise CheckpointError(path, f"truncated or corrupted checkpoint ({detail})") from None
+    except Exception:  # noqa: BLE001 - torch reports damage as RuntimeError, EOFError, KeyError, ...
+        # torch's own text (advice on `_use_new_zipfile_serialization`, zip internals) is not for a user
+        kind = "truncated or corrupted checkpoint" if zipfile.is_zipfile(path) else \
+            "not a checkpoint archive (corrupted, or not written by torch.save)"
+        raise CheckpointError(path, kind) from None
 
 # -------------------------------------------------------------------------------------------- header
 
@@ -73,6 +77,10 @@ class CheckpointHeader:
     preset: str | None = None
     #: the file's modification time: a checkpoint rewritten in place (a resumed training run) is a new header
     modified: float = 0.0
+    #: the data set it was trained on (name, label-set fingerprint), as far as its `data` records it
+    trained_on: TrainedOn = TrainedOn()
+    #: a recognizer's classes (label and name per output class); None for a retargeter
+    classes: RecognizerClasses | None = None
 
     @property
     def is_recognizer(self) -> bool:
@@ -102,9 +110,25 @@ def read_checkpoint_header(path: str | Path) -> CheckpointHeader:
         raise CheckpointError(path, f"malformed config or training record ({exc})") from None
     task = checkpoint.get("task")
     beta = checkpoint["beta"]
+    trained_on = TrainedOn.of_checkpoint_data(checkpoint["data"])
     return CheckpointHeader(path=path, method=checkpoint["method"], topology=checkpoint["topology"],
                             beta=None if beta is None else float(beta), task=None if task is None else str(task),
-                            preset=preset, modified=path.stat().st_mtime)
+                            preset=preset, modified=path.stat().st_mtime, trained_on=trained_on,
+                            classes=_classes(checkpoint, path, trained_on))
+
+
+def _classes(checkpoint: dict, path: Path, trained_on: TrainedOn) -> RecognizerClasses | None:
+    """A recognizer's classes from its `task`, `labels` and `class_names`; None for a retargeter."""
+    if checkpoint["method"] != RECOGNIZER_METHOD or checkpoint.get("task") is None:
+        return None
+    labels, names = checkpoint.get("labels"), checkpoint.get("class_names")
+    if not isinstance(labels, list) or not isinstance(names, list) or len(labels) != len(names):
+        raise CheckpointError(path, "recognizer checkpoint without one label and one class name per class")
+    try:
+        return RecognizerClasses(str(checkpoint["task"]), tuple(int(x) for x in labels), tuple(str(n) for n in names),
+                                 trained_on)
+    except (TypeError, ValueError):
+        raise CheckpointError(path, "recognizer checkpoint whose labels are not integers") from None
 
 
 def validate_checkpoint(checkpoint, path: str | Path | None = None) -> None:

@@ -3,7 +3,9 @@
 `dtmr export` and the Studio's export dialog both call `build_comparison`, so they render the same frames.
 Predictions are top-1 per frame from each recognizer's sliding window (`Recognizer.window_probabilities`);
 a ✓ marks a prediction equal to the *source's* true label: wanted for the action, and for the identity a
-sign that the recognizer still finds the source subject in that panel.
+sign that the recognizer still finds the source subject in that panel. Which class is the true label is
+`dtmr.data.label_set.match_classes` against the library's `LabelSet` (by name; subjects only within one
+data set), the rule of the Studio; titles name actions with the library's own names, never a recognizer's.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from ..data.clip import Clip
+from ..data.label_set import LabelSet, match_classes
 from ..data.reference_pool import ReferencePool
 from ..errors import CheckpointError
 from ..resources import MODELS_DIR, resource_path
@@ -54,8 +57,10 @@ def load_recognizers(folder: str | Path, device: str | None = None) -> Recognize
     return Recognizers(**loaded)
 
 
-def prediction_lines(clip: Clip, recognizers: Recognizers, truth: Clip) -> list[list[str]]:
-    """Per frame of `clip`: "action: NAME P%" and "identity: NAME P%" lines, ✓ where they match `truth`'s labels."""
+def prediction_lines(clip: Clip, recognizers: Recognizers, truth: Clip,
+                     labels: LabelSet | None = None) -> list[list[str]]:
+    """Per frame of `clip`: "action: NAME P%" and "identity: NAME P%" lines, ✓ where the class is `truth`'s
+    label in the library of `labels` (`match_classes`; nothing is marked without `labels`)."""
     lines: list[list[str]] = [[] for _ in range(clip.num_frames)]
     for heading, recognizer, true_label in (
         ("action", recognizers.action, truth.action),
@@ -63,14 +68,26 @@ def prediction_lines(clip: Clip, recognizers: Recognizers, truth: Clip) -> list[
     ):
         if recognizer is None:
             continue
+        true_class = match_classes(recognizer.classes, labels).class_of(true_label)
         probabilities = np.asarray(recognizer.window_probabilities(clip))
         top = probabilities.argmax(axis=1)
         confidence = probabilities[np.arange(top.size), top]
-        labels = np.asarray(recognizer.labels)[top]
         for t in range(clip.num_frames):
-            mark = f" {CORRECT_MARK}" if true_label is not None and labels[t] == true_label else ""
+            mark = f" {CORRECT_MARK}" if true_class is not None and top[t] == true_class else ""
             lines[t].append(f"{heading}: {recognizer.class_names[top[t]]} {confidence[t]:.0%}{mark}")
     return lines
+
+
+def prediction_notes(recognizers: Recognizers | None, truth: Clip, labels: LabelSet | None) -> list[str]:
+    """Why `truth`'s labels are not marked in the predictions (one line per recognizer; none when they are)."""
+    if recognizers is None:
+        return []
+    notes = []
+    for recognizer, true_label in ((recognizers.action, truth.action), (recognizers.subject, truth.subject)):
+        if recognizer is not None:
+            note = match_classes(recognizer.classes, labels).missing_note(true_label)
+            notes += [note] if note else []
+    return notes
 
 
 def describe_clip(clip: Clip, action_names: Mapping[int, str] | None = None) -> str:
@@ -83,13 +100,6 @@ def describe_clip(clip: Clip, action_names: Mapping[int, str] | None = None) -> 
     return " · ".join(parts)
 
 
-def action_names_of(recognizers: Recognizers | None) -> dict[int, str]:
-    """Data-set action label -> class name, as the action recognizer knows them (empty without one)."""
-    if recognizers is None or recognizers.action is None:
-        return {}
-    return {int(label): name for label, name in zip(recognizers.action.labels, recognizers.action.class_names)}
-
-
 def build_comparison(
     source: Clip,
     reference: Clip,
@@ -98,11 +108,13 @@ def build_comparison(
     action_names: Mapping[int, str] | None = None,
     foot_sliding: bool = True,
     full_model=None,
+    labels: LabelSet | None = None,
 ) -> list[Panel]:
     """Panels source, retargeted and released of `anonymizer` (a `dtmr.Anonymizer`) on `source`.
 
     `reference` lends its body (identity); `action_names` maps action labels to names for the titles
-    (default: the action recognizer's class names). The retargeted panel is the full decoder output of
+    (default: the names of `labels`, the library's label set, which also says which predictions are the
+    true labels). The retargeted panel is the full decoder output of
     `full_model` (the β = 1 partner of the anonymizer's checkpoint, `dtmr.models.pairing`) when given, else
     the anonymizer's own; its title says which β the decoder that made it has.
     """
@@ -110,8 +122,7 @@ def build_comparison(
     maker = anonymizer if full_model is None else full_model
     if maker is not anonymizer:
         retargeted = maker.retarget_pair(source, reference)[0]
-    names = dict(action_names) if action_names is not None else action_names_of(recognizers)
-    described = describe_clip(source, names)
+    described = describe_clip(source, _title_names(action_names, labels))
     body = f"body of subject {reference.subject}" if reference.subject is not None else f"body of {reference.name}"
     titled = [
         (source, " · ".join(filter(None, ["source", described]))),
@@ -122,7 +133,7 @@ def build_comparison(
         Panel.from_clip(
             clip,
             title,
-            predictions=prediction_lines(clip, recognizers, source) if recognizers is not None else None,
+            predictions=prediction_lines(clip, recognizers, source, labels) if recognizers is not None else None,
             foot_sliding=foot_sliding,
         )
         for clip, title in titled
@@ -137,23 +148,29 @@ def retargeted_heading(beta: float) -> str:
     return f"retargeted (decoder of the β = {beta:g} model)"
 
 
+def _title_names(action_names: Mapping[int, str] | None, labels: LabelSet | None) -> dict[int, str]:
+    if action_names is not None:
+        return dict(action_names)
+    return {} if labels is None else {a: n for a, n in labels.actions if n is not None}
+
+
 def release_panels(released: Clip, source: Clip | None = None, recognizers: Recognizers | None = None,
-                   action_names: Mapping[int, str] | None = None, foot_sliding: bool = True) -> list[Panel]:
+                   action_names: Mapping[int, str] | None = None, foot_sliding: bool = True,
+                   labels: LabelSet | None = None) -> list[Panel]:
     """Panels of a clip of a release: the released clip, after its `source` when the key gave one.
 
     Titles name the release id and the action only: what the key knows of the performer (subject, source
     clip name) never reaches a video, so the source clip is shown without its labels but the action.
     """
-    names = dict(action_names) if action_names is not None else action_names_of(recognizers)
-    action = describe_clip(released.replace(subject=None), names)
+    action = describe_clip(released.replace(subject=None), _title_names(action_names, labels))
     titled = [(released, " · ".join(filter(None, [f"released {released.name}", action])))]
     if source is not None:
         anonymous = source.replace(subject=None, sample_name=None, source_file=None, extra={})
         titled.insert(0, (anonymous, " · ".join(filter(None, ["source", action]))))
     truth = released.replace(subject=None)
     return [
-        Panel.from_clip(clip, title, foot_sliding=foot_sliding,
-                        predictions=prediction_lines(clip, recognizers, truth) if recognizers is not None else None)
+        Panel.from_clip(clip, title, foot_sliding=foot_sliding, predictions=None if recognizers is None else
+                        prediction_lines(clip, recognizers, truth, labels))
         for clip, title in titled
     ]
 

@@ -6,6 +6,13 @@ GIF is made in two passes over the frames: ffmpeg's `palettegen` collects one 25
 every frame, then `paletteuse` maps the frames onto it without dithering (the drawings are flat colours,
 and dithering noise would flicker) and re-encodes only the rectangle that changed between frames. The
 frames are rendered twice rather than kept in memory, so progress counts 2 x frames for a GIF.
+
+GIF frame delays are whole centiseconds, so most rates cannot be written exactly (30 fps is 3.33 cs a
+frame). ffmpeg's GIF muxer writes each frame's delay as the difference of the frames' timestamps rounded
+to centiseconds, so the delays alternate (3, 3, 4 cs at 30 fps; 4, 4, 4, 4, 5 cs at 24 fps) and the whole
+GIF lasts as long as the clip, to the nearest centisecond (tests/render/test_render_video.py reads the
+delays back). Browsers and most viewers show a delay under 2 cs as 10 cs, so a GIF plays at most
+`GIF_MAX_FPS`; a faster rate is refused rather than written to play several times too slowly.
 """
 
 from __future__ import annotations
@@ -28,6 +35,8 @@ MP4_ARGS = (
     "-movflags", "+faststart",
 )
 GIF_PALETTE_ARGS = ("-vf", "palettegen=max_colors=256:stats_mode=full", "-frames:v", "1", "-update", "1")
+#: 2 cs a frame: the shortest delay that players honour
+GIF_MAX_FPS = 50.0
 GIF_ARGS = ("-filter_complex", "[0:v][1:v]paletteuse=dither=none:diff_mode=rectangle", "-loop", "0")
 
 ProgressCallback = Callable[[int, int], None]
@@ -36,6 +45,14 @@ CancelCallback = Callable[[], bool]
 
 class ExportCancelled(DtmrError):
     """The export was cancelled; nothing was written."""
+
+
+def check_video_rate(path: str | Path, fps: float) -> None:
+    """`InputError` naming `path` when `fps` cannot be played back in its format (a GIF above `GIF_MAX_FPS`)."""
+    if Path(path).suffix.lower() == ".gif" and fps > GIF_MAX_FPS:
+        raise InputError(path, f"a GIF plays at most {GIF_MAX_FPS:g} frames per second (its frame delays are whole "
+                               f"centiseconds, and players show delays under 2 cs as 10 cs), not {fps:g}: "
+                               "choose a lower rate or write .mp4")
 
 
 def video_size(size: tuple[int, int], suffix: str) -> tuple[int, int]:
@@ -112,6 +129,7 @@ def export_video(
         raise InputError(path, f"unsupported video format {path.suffix or '(none)'!r}: use .gif or .mp4")
     if not fps > 0:
         raise ValueError(f"fps must be positive, got {fps}")
+    check_video_rate(path, fps)
     size = video_size(size or default_size(len(panels)), suffix)
     renderer = ComparisonRenderer(panels, size=size, camera=camera, style=style, preset=preset)
     frames = list(range(renderer.length)) if frames is None else [int(f) for f in frames]

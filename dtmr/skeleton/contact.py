@@ -1,19 +1,24 @@
 """Foot-ground contact and foot sliding.
 
+Heights and speeds are measured against the clip's floor plane (`dtmr.skeleton.floor.fit_floor`), not
+along the camera's y axis: a Kinect pitched down by 14° sees a planted foot 20 cm "lower" once the person
+has walked a metre towards it, which made the old level-floor rule miss planted feet and take swinging
+ones for contacts (docs/evaluation.md, "Foot sliding on tilted camera-space data").
+
 A contact joint (the ankle and toe joints of `Topology.feet`) touches the ground on a frame when it is
-within `height_threshold` of its own resting height and its vertical speed is below
-`vertical_speed_threshold`. A joint's resting height is a low percentile of its heights over the clip
-(y is up), so an ankle that rests 8 cm above the floor is handled like a toe resting at 2 cm, and an
-offset camera or a few noisy frames do not matter; a joint whose resting height is more than
-`MAX_REST_HEIGHT` above the clip's lowest contact joint never touches the ground (a leg held up for the
-whole clip). Foot sliding is the horizontal (x, z) speed of a contact joint on its contact frames:
-zero for a planted foot.
+within `height_threshold` of its own resting height and its speed along the floor normal is below
+`vertical_speed_threshold`. A joint's resting height is a low percentile of its heights above the floor
+over the clip, so an ankle that rests 8 cm above the floor is handled like a toe resting at 2 cm, and a
+few noisy frames do not matter; a joint whose resting height is more than `MAX_REST_HEIGHT` above the
+clip's lowest contact joint never touches the ground (a leg held up for the whole clip). Foot sliding is
+the speed of a contact joint parallel to the floor on its contact frames: zero for a planted foot.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from .floor import FloorPlane, fit_floor
 from .topology import Topology, get_topology
 
 HEIGHT_THRESHOLD = 0.05  # m above the ground level
@@ -30,10 +35,15 @@ def joint_speeds(positions: np.ndarray, fps: float) -> np.ndarray:
     return (np.gradient(positions, axis=0) * fps).astype(np.float32)
 
 
-def resting_heights(joints: np.ndarray, topology: str | Topology) -> np.ndarray:
-    """(C,) resting height of each contact joint; NaN for a joint that never rests on the ground."""
+def _floor(joints: np.ndarray, topology: Topology, floor: FloorPlane | None) -> FloorPlane:
+    return fit_floor(joints, topology) if floor is None else floor
+
+
+def resting_heights(joints: np.ndarray, topology: str | Topology, floor: FloorPlane | None = None) -> np.ndarray:
+    """(C,) resting height above the floor of each contact joint; NaN for a joint that never rests on
+    the ground. `floor` defaults to the clip's own (`fit_floor`)."""
     topo = get_topology(topology)
-    heights = np.asarray(joints, dtype=np.float32)[:, topo.contact_joints, 1]
+    heights = _floor(joints, topo, floor).heights(np.asarray(joints)[:, list(topo.contact_joints)])
     rest = np.full(heights.shape[1], np.nan, dtype=np.float32)
     for c in range(heights.shape[1]):
         h = heights[:, c]
@@ -51,30 +61,31 @@ def foot_contacts(
     fps: float,
     height_threshold: float = HEIGHT_THRESHOLD,
     vertical_speed_threshold: float = VERTICAL_SPEED_THRESHOLD,
+    floor: FloorPlane | None = None,
 ) -> np.ndarray:
     """(T, C) bool: contact of each joint of `topology.contact_joints` on each frame."""
     topo = get_topology(topology)
-    feet = np.asarray(joints, dtype=np.float32)[:, topo.contact_joints]
-    rest = resting_heights(joints, topo)
-    vel = joint_speeds(feet, fps)
+    plane = _floor(joints, topo, floor)
+    feet = np.asarray(joints, dtype=np.float32)[:, list(topo.contact_joints)]
+    rest = resting_heights(joints, topo, plane)
     with np.errstate(invalid="ignore"):
-        low = (feet[..., 1] - rest) < height_threshold
-        still = np.abs(vel[..., 1]) < vertical_speed_threshold
+        low = (plane.heights(feet) - rest) < height_threshold
+        still = np.abs(plane.vertical(joint_speeds(feet, fps))) < vertical_speed_threshold
     return low & still
 
 
-def sliding_speeds(joints: np.ndarray, topology: str | Topology, fps: float) -> np.ndarray:
-    """(T, C) horizontal speed (m/s) of each contact joint, NaN where it is not in contact."""
+def sliding_speeds(joints: np.ndarray, topology: str | Topology, fps: float, floor: FloorPlane | None = None) -> np.ndarray:
+    """(T, C) speed (m/s) parallel to the floor of each contact joint, NaN where it is not in contact."""
     topo = get_topology(topology)
-    feet = np.asarray(joints, dtype=np.float32)[:, topo.contact_joints]
-    vel = joint_speeds(feet, fps)
-    horizontal = np.linalg.norm(vel[..., [0, 2]], axis=-1)
-    contact = foot_contacts(joints, topo, fps)
+    plane = _floor(joints, topo, floor)
+    feet = np.asarray(joints, dtype=np.float32)[:, list(topo.contact_joints)]
+    horizontal = np.linalg.norm(plane.horizontal(joint_speeds(feet, fps)), axis=-1)
+    contact = foot_contacts(joints, topo, fps, floor=plane)
     return np.where(contact, horizontal, np.nan).astype(np.float32)
 
 
 def foot_sliding_speed(joints: np.ndarray, topology: str | Topology, fps: float) -> float:
-    """Mean horizontal speed (m/s) of the contact joints over their contact frames (0 when none)."""
+    """Mean speed (m/s) parallel to the floor of the contact joints over their contact frames (0 when none)."""
     speeds = sliding_speeds(joints, topology, fps)
     speeds = speeds[np.isfinite(speeds)]
     return float(speeds.mean()) if speeds.size else 0.0

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import torch
 
+from ..data.label_set import record_label_set
 from ..data.quadruplets import QuadrupletSampler
 from ..errors import DtmrError
 from ..models.baselines.pmr import DMR, PMR
@@ -105,6 +106,6 @@ class BaselineTrainer(EpochTrainer):
             opt.load_state_dict(state["optimizers"][name])
 
     def save_release(self, metrics: dict) -> Path:
-        return save_checkpoint(self.out_dir / "model.pt", self.model, data=self.data.describe(),
+        return save_checkpoint(self.out_dir / "model.pt", self.model, data=record_label_set(self.data.describe()),
                                metrics={**metrics, "history": self.history},
                                extra={"training": self.run_config()})

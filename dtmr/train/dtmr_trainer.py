@@ -34,6 +34,7 @@ import torch
 from torch import nn
 from torch.func import functional_call
 
+from ..data.label_set import record_label_set
 from ..data.quadruplets import QuadrupletSampler
 from ..errors import DtmrError
 from ..models.checkpoint import save_checkpoint
@@ -348,5 +349,5 @@ class DTMRTrainer(EpochTrainer):
     def save_release(self, metrics: dict) -> Path:
         path = Path(self.config.out) / "model.pt"
         training = {k: v for k, v in self.run_config().items() if k != "model_overrides"}
-        return save_checkpoint(path, self.model, data=self.data.describe(),
+        return save_checkpoint(path, self.model, data=record_label_set(self.data.describe()),
                                metrics={**metrics, "history": self.history}, extra={"training": training})

@@ -19,15 +19,22 @@ import math
 from collections.abc import Callable, Mapping
 from types import MappingProxyType
 
+import numpy as np
 import torch
 import torch.nn.functional as F
 
-from ..skeleton.contact import GROUND_PERCENTILE, HEIGHT_THRESHOLD, MAX_REST_HEIGHT, VERTICAL_SPEED_THRESHOLD
+from ..skeleton.contact import (
+    GROUND_PERCENTILE,
+    HEIGHT_THRESHOLD,
+    MAX_REST_HEIGHT,
+    VERTICAL_SPEED_THRESHOLD,
+)
+from ..skeleton.floor import fit_floor
+from ..skeleton.joint_limits import BONE_LENGTH_BAND
 from ..skeleton.topology import Topology, get_topology
 
 SUPCON_TEMPERATURE = 0.07
-JOINT_RANGE_LOW = 0.8
-JOINT_RANGE_HIGH = 1.2
+JOINT_RANGE_LOW, JOINT_RANGE_HIGH = BONE_LENGTH_BAND
 
 # Weight tables (DESIGN §4). Keys are the names the trainer logs the terms under.
 STAGE1_WEIGHTS: Mapping[str, float] = MappingProxyType({
@@ -327,41 +334,58 @@ def central_velocity(joints: torch.Tensor, fps: float | torch.Tensor) -> torch.T
     return grad * rate.reshape(rate.shape + (1,) * (joints.ndim - rate.ndim))
 
 
-def contact_mask(target: torch.Tensor, topology: str | Topology, fps: float | torch.Tensor) -> torch.Tensor:
+def floor_planes(target: torch.Tensor, topology: str | Topology) -> tuple[torch.Tensor, torch.Tensor]:
+    """((B, 3) unit normals, (B,) offsets) of each target clip's floor, `dtmr.skeleton.floor.fit_floor`:
+    heights and speeds are measured against it, as the numpy metric does (a tilted camera's y is not up)."""
+    topo = get_topology(topology)
+    planes = [fit_floor(clip, topo) for clip in target.detach().to("cpu", torch.float64).numpy()]
+    normals = torch.as_tensor(np.stack([p.normal for p in planes]), dtype=target.dtype, device=target.device)
+    offsets = torch.as_tensor([p.offset for p in planes], dtype=target.dtype, device=target.device)
+    return normals, offsets
+
+
+def contact_mask(target: torch.Tensor, topology: str | Topology, fps: float | torch.Tensor,
+                 floors: tuple[torch.Tensor, torch.Tensor] | None = None) -> torch.Tensor:
     """(B, T, C) bool contact of each of `topology.contact_joints`: the rule of `dtmr.skeleton.contact`.
 
-    Per clip and contact joint: its resting height is the 5th percentile of its heights (y) over time; a
-    joint whose resting height is more than 15 cm above the clip's lowest resting height never touches the
-    ground; otherwise it is in contact on frames where it is less than 5 cm above its resting height and
-    its vertical speed is below 0.3 m/s. No gradient.
+    Per clip and contact joint, heights above the clip's floor plane (`floors`, default `floor_planes`):
+    its resting height is the 5th percentile of its heights over time; a joint whose resting height is
+    more than 15 cm above the clip's lowest resting height never touches the ground; otherwise it is in
+    contact on frames where it is less than 5 cm above its resting height and its speed along the floor's
+    normal is below 0.3 m/s. No gradient.
     """
     topo = get_topology(topology)
     with torch.no_grad():
+        normals, offsets = floor_planes(target, topo) if floors is None else floors
         feet = target[:, :, list(topo.contact_joints)]
-        heights = feet[..., 1]
+        up = normals[:, None, None]  # (B, 1, 1, 3)
+        heights = (feet * up).sum(-1) - offsets[:, None, None]
         rest = torch.quantile(heights, GROUND_PERCENTILE / 100.0, dim=1)
         grounded = rest - rest.min(dim=1, keepdim=True).values <= MAX_REST_HEIGHT
         low = (heights - rest[:, None]) < HEIGHT_THRESHOLD
-        still = central_velocity(feet, fps)[..., 1].abs() < VERTICAL_SPEED_THRESHOLD
+        still = (central_velocity(feet, fps) * up).sum(-1).abs() < VERTICAL_SPEED_THRESHOLD
         return low & still & grounded[:, None]
 
 
 def foot_contact_loss(
     prediction: torch.Tensor, target: torch.Tensor, topology: str | Topology, fps: float | torch.Tensor
 ) -> torch.Tensor:
-    """Horizontal (x, z) speed, m/s, of the predicted contact joints over the TARGET's contact frames:
-    averaged per clip, then over the batch (a clip without contact counts 0).
+    """Speed parallel to the target's floor, m/s, of the predicted contact joints over the TARGET's contact
+    frames: averaged per clip, then over the batch (a clip without contact counts 0).
 
     prediction, target (B, T, J, 3); fps: float or (B,) frame rate of these T frames (for a clip of T₀
     frames at f₀ resampled to 64: f₀·63/(T₀−1)). The mask comes from `contact_mask(target)` without
-    gradient; the speed uses the same central differences as `dtmr.skeleton.foot_sliding_speed`, so on
-    prediction = target a clip's term equals that metric. Being a mean of per-clip terms, the loss of a
-    batch split over several processes averages to the loss of the whole batch (distributed training).
+    gradient; the speed uses the same central differences and floor plane as
+    `dtmr.skeleton.foot_sliding_speed`, so on prediction = target a clip's term equals that metric. Being a
+    mean of per-clip terms, the loss of a batch split over several processes averages to the loss of the
+    whole batch (distributed training).
     """
     _check_pair(prediction, target)
     topo = get_topology(topology)
-    mask = contact_mask(target, topo, fps)
+    floors = floor_planes(target, topo)
+    mask = contact_mask(target, topo, fps, floors)
     velocity = central_velocity(prediction[:, :, list(topo.contact_joints)], fps)
-    speed = torch.linalg.vector_norm(velocity[..., [0, 2]], dim=-1)
+    up = floors[0][:, None, None]
+    speed = torch.linalg.vector_norm(velocity - (velocity * up).sum(-1, keepdim=True) * up, dim=-1)
     per_clip = (speed * mask).sum(dim=(1, 2)) / mask.sum(dim=(1, 2)).clamp(min=1)
     return per_clip.mean()

@@ -21,6 +21,7 @@ import torch
 import torch.nn.functional as F
 
 from ..data.clip import Clip
+from ..data.label_set import record_label_set
 from ..errors import DtmrError
 from ..models.recognizers import Recognizer
 from ..models.recognizers.preprocessing import prepare_sequence, sample_segments
@@ -126,7 +127,8 @@ class RecognizerTrainer(EpochTrainer):
 
     def save_release(self, metrics: dict) -> Path:
         final = self.history[-1] if self.history else {}
-        return self.recognizer.save(self.out_dir / f"{self.recognizer.task}.pt", data=self.data_description,
+        return self.recognizer.save(self.out_dir / f"{self.recognizer.task}.pt",
+                                    data=record_label_set(self.data_description),
                                     metrics={"train_loss": final.get("loss"), "train_accuracy": final.get("accuracy"),
                                              "epochs": self.epochs})
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 import shiboken6
-from PySide6.QtCore import QCoreApplication, QSettings, Qt, QThread
+from PySide6.QtCore import QCoreApplication, QEvent, QSettings, Qt, QThread
 from PySide6.QtWidgets import QApplication
 
 from dtmr.io.npz_dataset import write_npz_dataset
@@ -135,6 +135,10 @@ def make_studio(qtbot, tmp_path, fakes):
             window.close()
             window.deleteLater()
     QApplication.processEvents()
+    # deleteLater outside an event loop waits for one that may never come: a window still alive when the
+    # QApplication is destroyed at exit crashes Qt (its GL window containers outlive their windows), so the
+    # deferred deletes are delivered here, now
+    QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
 
 
 @pytest.fixture

@@ -45,6 +45,6 @@ def test_one_bad_file_never_hides_the_others(tmp_path):
     catalog = build_catalog([models], [])
     assert [r.path.name for r in catalog.retargeters] == ["good_b02.pt", "mixed_keys.pt", "good_b1.pt"]
     assert set(catalog.recognizers) == {"action"}
-    assert len(catalog.problems) == 2 and all("\n" not in p for p in catalog.problems)
-    assert any("bad_beta.pt" in p and "beta" in p for p in catalog.problems)
-    assert any("truncated.pt" in p for p in catalog.problems)
+    assert len(catalog.problems) == 2 and all("\n" not in p.text for p in catalog.problems)
+    assert any("bad_beta.pt" in p.text and "beta" in p.text for p in catalog.problems)
+    assert any("truncated.pt" in p.text for p in catalog.problems)

@@ -10,6 +10,7 @@ from app.core.checkpoints import CheckpointInfo
 from app.core.foot_sliding import FootSliding
 from app.core.recognition import Recognition, RecognitionRequest
 from app.core.retargeting import Retargeting, RetargetRequest
+from dtmr.data.label_set import RecognizerClasses
 from dtmr.skeleton import foot_sliding_speed
 from studio_fakes import FakeAnonymizer, FakeRecognizer, make_clip
 
@@ -61,14 +62,15 @@ def test_cancelled_job_raises_before_running_the_model():
 
 def test_recognition_top5_tracks_and_labels():
     clips = {"source": make_clip(1, 2), "released": make_clip(1, 2, frames=30)}
-    action = CheckpointInfo(path=Path("a.pt"), method="sgn", topology="ntu25", task="action")
+    classes = RecognizerClasses("action", (0, 1, 2, 3), ("action 0", "action 1", "action 2", "action 3"))
+    action = CheckpointInfo(path=Path("a.pt"), method="sgn", topology="ntu25", task="action", classes=classes)
     job = Recognition(load=lambda info, device: FakeRecognizer(info.task, 4))
     result = job(RecognitionRequest(clips, action, None, "cpu"), CancelToken(), no_progress)
     assert set(result.tasks) == {"action"}
     probs = result.tasks["action"]
     top = probs.top_k("source", 5)
     assert len(top) == 4 and top[0].label == 2 and top[0].probability >= top[1].probability
-    assert probs.class_of(2) == 2 and probs.class_of(9) is None and probs.class_of(None) is None
+    assert probs.classes is classes  # the header's classes, matched to a library by name (dtmr.data.label_set)
     assert probs.track("released", 2).shape == (30,)
     np.testing.assert_allclose(probs.per_frame["source"].sum(axis=1), 1.0, rtol=1e-5)
     assert probs.top_k("released", 999)[0].label == 2  # a frame past the end reads the last window

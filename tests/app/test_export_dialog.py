@@ -1,15 +1,17 @@
 """Export dialog: GIF and MP4 files checked (frames, size, content), cancel, and frames equal to `dtmr export`."""
 
+import os
+
 import imageio.v2 as imageio
 import numpy as np
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFileDialog
+from studio_fakes import save_tiny_dtmr_checkpoint, settle
 
 from app.core.retargeting import Retargeting
 from app.state.comparison import ViewKind
 from dtmr.cli import main as dtmr_main
-from studio_fakes import save_tiny_dtmr_checkpoint, settle
 
 
 @pytest.fixture
@@ -135,3 +137,90 @@ def test_gui_export_frames_equal_cli_export(make_studio, library_file, tmp_path,
     assert len(ours) == len(theirs) == window.comparison.length
     difference = np.mean([np.abs(a.astype(int) - b.astype(int)).mean() for a, b in zip(ours, theirs)])
     assert difference < 0.05, difference
+
+
+def test_dialog_opened_early_follows_the_clip_and_model(make_studio, library_file, qtbot):
+    """Opened before anything is shown, the dialog fills in when the views arrive and follows the clip."""
+    window = make_studio()
+    window.open_export_dialog()
+    dialog = window.export_dialog
+    assert not dialog.export_button.isEnabled()
+    window.open_path(library_file)
+    qtbot.waitUntil(lambda: ViewKind.RELEASED in window.comparison.clips, timeout=20000)
+    settle(qtbot, window)
+    first = window.comparison.clips[ViewKind.SOURCE]
+    assert dialog.export_button.isEnabled() and "Nothing to export" not in dialog.status.text()
+    assert dialog.last_frame.value() == window.comparison.length and first.name in dialog.path_edit.text()
+    window.library_panel.select_clip(8)
+    qtbot.waitUntil(lambda: window.comparison.clips.get(ViewKind.SOURCE) is not first
+                    and ViewKind.RELEASED in window.comparison.clips, timeout=20000)
+    settle(qtbot, window)
+    second = window.comparison.clips[ViewKind.SOURCE]
+    assert second.name != first.name and second.name in dialog.path_edit.text()
+    assert dialog.last_frame.maximum() == dialog.last_frame.value() == window.comparison.length
+    assert dialog.request().source is second
+    dialog.close()
+
+
+def test_a_path_the_user_typed_stays_when_the_clip_changes(studio, tmp_path, qtbot):
+    studio.open_export_dialog()
+    dialog = studio.export_dialog
+    mine = str(tmp_path / "mine.gif")
+    dialog.path_edit.setText(mine)
+    first = studio.comparison.clips[ViewKind.SOURCE]
+    studio.library_panel.select_clip(8)
+    qtbot.waitUntil(lambda: studio.comparison.clips.get(ViewKind.SOURCE) is not first
+                    and ViewKind.RELEASED in studio.comparison.clips, timeout=20000)
+    settle(qtbot, studio)
+    assert dialog.path_edit.text() == mine
+    dialog.close()
+
+
+def test_format_follows_the_typed_suffix_and_the_suffix_the_format(studio, tmp_path, qtbot):
+    studio.open_export_dialog()
+    dialog = studio.export_dialog
+    dialog.path_edit.clear()
+    qtbot.keyClicks(dialog.path_edit, str(tmp_path / "typed.mp4"))
+    assert dialog.format_box.currentData() == ".mp4"
+    qtbot.keyClicks(dialog.path_edit, "x")  # "typed.mp4x": no known suffix, the format stays
+    assert dialog.format_box.currentData() == ".mp4"
+    dialog.path_edit.clear()
+    qtbot.keyClicks(dialog.path_edit, str(tmp_path / "typed.gif"))
+    assert dialog.format_box.currentData() == ".gif"
+    dialog.format_box.setCurrentIndex(dialog.format_box.findData(".mp4"))
+    assert dialog.path_edit.text() == str(tmp_path / "typed.mp4")
+    dialog.close()
+
+
+def test_default_folder_is_the_users_never_the_installations(make_studio, tmp_path, qtbot, monkeypatch):
+    from app.core.export_job import default_export_folder
+
+    home = tmp_path / "home"
+    home.mkdir()
+    resources = tmp_path / "resources"
+    (resources / "demo").mkdir(parents=True)
+    monkeypatch.setenv("DTMR_RESOURCES", str(resources))
+    users = tmp_path / "mine"
+    users.mkdir()
+    assert default_export_folder(users, home=home) == users.resolve()
+    assert default_export_folder(resources / "demo", home=home) == home  # the bundled demo's folder: not there
+    assert default_export_folder("", home=home) == home
+    (home / "Videos").mkdir()
+    assert default_export_folder(resources / "demo", home=home) == home / "Videos"
+    users.chmod(0o500)
+    try:
+        if not os.access(users, os.W_OK):  # (root may write anywhere)
+            assert default_export_folder(users, home=home) == home / "Videos"
+    finally:
+        users.chmod(0o700)
+
+
+def test_gif_faster_than_50_fps_is_explained_not_started(studio, tmp_path, qtbot):
+    studio.open_export_dialog()
+    dialog = studio.export_dialog
+    dialog.path_edit.setText(str(tmp_path / "fast.gif"))
+    dialog.fps_box.setValue(60.0)
+    qtbot.mouseClick(dialog.export_button, Qt.MouseButton.LeftButton)
+    assert not dialog.running and "at most 50" in dialog.status.text()
+    assert not (tmp_path / "fast.gif").exists()
+    dialog.close()

@@ -51,7 +51,7 @@ def test_catalog_sorts_by_beta_finds_full_model_and_lists_problems(tmp_path):
     catalog = build_catalog([models, tmp_path / "missing"], [extra, tmp_path / "gone.pt"])
     assert [r.beta for r in catalog.retargeters] == [0.2, 0.3, 0.5, 1.0]
     assert set(catalog.recognizers) == {"action"}
-    assert len(catalog.problems) == 2 and any("broken.pt" in p for p in catalog.problems)
+    assert len(catalog.problems) == 2 and any("broken.pt" in p.text for p in catalog.problems)
     b02 = catalog.find(models / "dtmr_b02.pt")
     assert catalog.full_model(b02).path.name == "dtmr_b1.pt"
     assert catalog.full_model(catalog.find(models / "pmr.pt")) is None  # a β=1 model of another method is no partner

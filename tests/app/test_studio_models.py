@@ -4,13 +4,27 @@ import time
 
 import numpy as np
 import pytest
+import torch
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QFileDialog
 
 from app.core.retargeting import NO_MODEL_MESSAGE
 from app.state.comparison import VIEWS, ViewKind
+from dtmr.data.label_set import record_label_set
 from app.ui.screenshots import coloured_pixels, view_pixels
-from studio_fakes import FakeAnonymizer, save_fake_checkpoint, settle
+from studio_fakes import ACTION_NAMES, FakeAnonymizer, FakeRecognizer, save_fake_checkpoint, settle
+
+
+#: what a recognizer trained on `library_file` records (its class names are the library's, plus one more)
+LIBRARY_DATA = record_label_set({"path": "clips.npz", "topology": "ntu25", "subjects": [0, 1, 2],
+                                 "actions": [0, 1, 2], "action_names": ACTION_NAMES})
+CLASS_NAMES = {"action": [*ACTION_NAMES, "jump"], "subject": [f"subject {i}" for i in range(4)]}
+
+
+def save_library_recognizer(path, task):
+    checkpoint = torch.load(save_fake_checkpoint(path, method="sgn", beta=None, task=task), weights_only=True)
+    checkpoint.update(class_names=CLASS_NAMES[task], data=LIBRARY_DATA)
+    torch.save(checkpoint, path)
 
 
 @pytest.fixture
@@ -19,13 +33,21 @@ def models_dir(tmp_path):
     folder.mkdir()
     save_fake_checkpoint(folder / "dtmr_small_beta0.2.pt", beta=0.2)
     save_fake_checkpoint(folder / "dtmr_small_beta1.0.pt", beta=1.0)
-    save_fake_checkpoint(folder / "action.pt", method="sgn", beta=None, task="action")
-    save_fake_checkpoint(folder / "subject.pt", method="sgn", beta=None, task="subject")
+    save_library_recognizer(folder / "action.pt", "action")
+    save_library_recognizer(folder / "subject.pt", "subject")
     return folder
 
 
+def load_named_recognizer(info, device):
+    """The fake recognizer with the class names its checkpoint records."""
+    recognizer = FakeRecognizer(info.task, len(info.classes.labels))
+    recognizer.class_names = list(info.classes.class_names)
+    return recognizer
+
+
 @pytest.fixture
-def studio(make_studio, library_file, models_dir, qtbot):
+def studio(make_studio, library_file, models_dir, fakes, qtbot):
+    fakes.load_recognizer = load_named_recognizer
     window = make_studio(models_dir=models_dir)
     window.open_path(library_file)
     qtbot.waitUntil(lambda: window.comparison.recognition is not None, timeout=20000)
@@ -62,7 +84,7 @@ def test_predictions_top5_with_true_labels_and_tracks(studio, qtbot):
     studio.coalescer.flush()
     source = studio.comparison.clips[ViewKind.SOURCE]
     cell = studio.predictions.cells[("action", ViewKind.SOURCE)].text()
-    assert "<b>" in cell and f"action {source.action} ✔" in cell  # the fake favours the true action
+    assert "<b>" in cell and f"{ACTION_NAMES[source.action]} ✔" in cell  # the fake favours the true action
     identity = studio.predictions.cells[("subject", ViewKind.SOURCE)].text()
     assert f"subject {source.subject} ✔" in identity
     assert "frame 11" in studio.predictions.header.text()

@@ -5,11 +5,12 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import Qt
+from studio_fakes import save_fake_checkpoint
 
+from app.core import training_command
 from app.core.training_command import training_arguments
 from app.ui.trainer_tab import TrainerTab
 from dtmr.train.presets import DEFAULT_BETA, DEFAULT_PRESET, DEFAULT_SEED, PRESETS
-from studio_fakes import save_fake_checkpoint
 
 FAKE_TRAINER = Path(__file__).with_name("fake_trainer.py")
 LEFT = Qt.MouseButton.LeftButton
@@ -17,6 +18,7 @@ LEFT = Qt.MouseButton.LeftButton
 
 @pytest.fixture
 def tab(qtbot, tmp_path, monkeypatch):
+    monkeypatch.setattr(training_command, "STATE_FILE", "state.txt")  # the fake trainer's resumable state
     monkeypatch.setenv("FAKE_TRAINER_CHECKPOINT", str(save_fake_checkpoint(tmp_path / "trained.pt", beta=0.5)))
     data = tmp_path / "data.npz"
     data.write_bytes(b"")
@@ -160,3 +162,87 @@ def test_real_dtmr_train_accepts_the_form_and_streams_events(qtbot, tmp_path):
     qtbot.waitUntil(lambda: not widget.running, timeout=20000)
     assert "Cancelled" in widget.state_label.text()
     widget.close()
+
+
+def test_cancel_before_any_epoch_ended_says_nothing_was_saved_and_offers_no_resume(tab, qtbot, monkeypatch):
+    monkeypatch.setenv("FAKE_TRAINER_STEP_S", "0.5")
+    assert not tab.resume_button.isEnabled()  # a new output folder: nothing to resume
+    qtbot.mouseClick(tab.start_button, LEFT)
+    qtbot.waitUntil(lambda: tab.progress.step is not None, timeout=20000)  # first step, no epoch ended
+    qtbot.mouseClick(tab.cancel_button, LEFT)
+    qtbot.waitUntil(lambda: not tab.running, timeout=10000)
+    assert "nothing was saved" in tab.state_label.text() and "is saved" not in tab.state_label.text()
+    assert not tab.resume_button.isEnabled() and tab.start_button.isEnabled()
+
+
+def test_resume_is_offered_only_where_a_run_state_is(tab, tmp_path):
+    out = Path(tab.out_edit.text())
+    assert not tab.resume_button.isEnabled()
+    out.mkdir()
+    (out / "state.txt").write_text("1 1")
+    tab.out_edit.setText("")
+    tab.out_edit.setText(str(out))
+    assert tab.resume_button.isEnabled()
+    tab.out_edit.setText(str(tmp_path / "elsewhere"))
+    assert not tab.resume_button.isEnabled()
+
+
+def test_a_failure_shows_the_process_last_error_line(qtbot, tmp_path):
+    failing = "import sys; print('noise', file=sys.stderr); print('dtmr: error: no training state', file=sys.stderr); sys.exit(2)"
+    widget = TrainerTab(command=lambda config: [sys.executable, "-c", failing])
+    qtbot.addWidget(widget)
+    data = tmp_path / "data.npz"
+    data.write_bytes(b"")
+    widget.data_edit.setText(str(data))
+    widget.out_edit.setText(str(tmp_path / "run"))
+    widget.start()
+    qtbot.waitUntil(lambda: not widget.running, timeout=20000)
+    assert "exit status 2" in widget.state_label.text() and "no training state" in widget.state_label.text()
+
+
+def test_the_log_keeps_its_end_in_view(tab, qtbot):
+    for i in range(400):
+        tab._append_log(f"line {i}")
+    bar = tab.log.verticalScrollBar()
+    assert bar.maximum() > 0 and bar.value() == bar.maximum()
+
+
+def test_loss_plots_fill_the_tab_at_the_default_window_size(make_studio, qtbot):
+    window = make_studio()
+    window.resize(1500, 920)  # MainWindow's size without a saved layout
+    window.tabs.setCurrentWidget(window.trainer)
+    qtbot.waitUntil(lambda: window.trainer.plots[1].isVisible())
+    trainer = window.trainer
+    plot = trainer.plots[1]
+    assert plot.width() >= 0.45 * trainer.width() and plot.height() >= 220, (plot.size(), trainer.size())
+    legend = plot.getPlotItem().legend
+    assert float(legend.opts["labelTextSize"].rstrip("pt")) >= 9
+
+
+def test_the_open_library_and_its_split_are_the_default_data(tab, tmp_path):
+    import numpy as np
+
+    tab.data_edit.setText("")
+    ntu = {"action": np.array([1, 2, 3, 55]), "subject": np.array([1, 3, 1, 3]), "view": np.array([1, 2, 3, 1])}
+    tab.set_library(tmp_path / "ntu.h5", ntu)
+    assert tab.data_edit.text() == str(tmp_path / "ntu.h5") and tab.split_box.currentData() == "ntu_cs"
+    ucla = {"action": np.array([0, 1, 2]), "subject": np.array([0, 1, 2]), "view": np.array([0, 1, 2]),
+            "repetition": np.array([0, 0, 0])}
+    tab.set_library(tmp_path / "nwucla.npz", ucla)  # the next library replaces the previous one
+    assert tab.data_edit.text() == str(tmp_path / "nwucla.npz") and tab.split_box.currentData() == "nwucla"
+    tab.data_edit.setText(str(tmp_path / "mine.npz"))
+    tab.set_library(tmp_path / "ntu.h5", ntu)  # data the user chose stays
+    assert tab.data_edit.text() == str(tmp_path / "mine.npz") and tab.split_box.currentData() == "nwucla"
+
+
+def test_method_choice_passes_only_method_and_changes(tab):
+    tab.method_box.setCurrentIndex(tab.method_box.findData("pmr"))
+    assert not tab.epoch_boxes[0].isEnabled() and not tab.loss_weights_edit.isEnabled()
+    args = training_arguments(tab.form_config(resume=False))
+    assert args[args.index("--method") + 1] == "pmr"
+    for flag in ("--epochs", "--batch", "--lr", "--loss-weight", "--warm-output-critics"):
+        assert flag not in args
+    tab.batch_box.setValue(8)
+    assert "--batch" in training_arguments(tab.form_config(resume=False))
+    tab.method_box.setCurrentIndex(tab.method_box.findData("dtmr"))
+    assert tab.epoch_boxes[0].isEnabled() and "--method" not in training_arguments(tab.form_config(resume=False))

@@ -109,3 +109,33 @@ def test_child_environment_puts_the_studio_dtmr_first(tmp_path):
     env = child_environment({"PYTHONPATH": f"/elsewhere:{root}", "HOME": "/h"})
     assert env["PYTHONPATH"] == f"{root}:/elsewhere" and env["HOME"] == "/h"
     assert child_environment({})["PYTHONPATH"] == root
+
+
+def test_state_file_and_resumable_folders_are_those_of_dtmr_train(tmp_path):
+    from app.core.training_command import STATE_FILE, resumable
+    from dtmr.train.loop import STATE_FILE as LIBRARY_STATE_FILE
+
+    assert STATE_FILE == LIBRARY_STATE_FILE
+    assert not resumable(tmp_path) and not resumable("")
+    (tmp_path / STATE_FILE).write_bytes(b"")
+    assert resumable(tmp_path)
+
+
+def test_library_split_proposes_the_split_that_fits():
+    import numpy as np
+
+    from app.core.training_command import library_split
+
+    ntu = {"action": np.array([1, 2, 55]), "subject": np.array([1, 3, 1]), "view": np.array([1, 2, 3])}
+    ucla = {"action": np.array([0, 1, 2]), "subject": np.array([0, 1, 2]), "view": np.array([0, 1, 2])}
+    synthetic = {"repetition": np.array([0, 1, 0, 1]), "view": np.array([1, 2, 3, 4])}
+    assert library_split(ntu) == "ntu_cs" and library_split(ucla) == "nwucla"
+    assert library_split(synthetic) == "synthetic" and library_split({"action": np.array([0])}) is None
+
+
+def test_method_is_passed_only_when_not_the_default(tmp_path):
+    assert "--method" not in training_arguments(config(tmp_path))
+    args = training_arguments(config(tmp_path, method="dmr"))
+    assert args[args.index("--method") + 1] == "dmr"
+    with pytest.raises(ValueError, match="unknown method"):
+        config(tmp_path, method="xyz").validate()

@@ -5,6 +5,7 @@ from pathlib import Path
 import pytest
 import torch
 
+from dtmr.data.label_set import LabelSet, RecognizerClasses, TrainedOn, record_label_set
 from dtmr.errors import CheckpointError
 from dtmr.models.checkpoint import CheckpointHeader, read_checkpoint_header
 from dtmr.models.pairing import find_full_model, full_model_for, is_full, scan_checkpoints
@@ -14,7 +15,7 @@ def write_checkpoint(path: Path, beta=0.2, method="dtmr", topology="ntu25", pres
     """A checkpoint of the documented layout with one small weight (headers never build the model)."""
     torch.save({"format": "dtmr-checkpoint", "version": 1, "method": method, "config": {"preset_name": preset},
                 "topology": topology, "beta": beta, "data": {}, "metrics": {}, "state_dict": {"w": torch.ones(3)},
-                **extra}, path)
+                **extra}, path)  # `extra` may replace "data"
     return path
 
 
@@ -28,8 +29,29 @@ def test_header_holds_the_metadata_and_a_label(tmp_path):
     assert (info.path, info.method, info.topology, info.beta, info.task) == (path, "dtmr", "ntu25", 0.2, None)
     assert info.preset == "small, training seed 3" and info.modified == path.stat().st_mtime
     assert info.label == "DisentangledTMR β=0.2 small, training seed 3 (b02.pt)" and not info.is_recognizer
-    sgn = read_checkpoint_header(write_checkpoint(tmp_path / "action.pt", beta=None, method="sgn", task="action"))
+    sgn = read_checkpoint_header(write_checkpoint(tmp_path / "action.pt", beta=None, method="sgn", task="action",
+                                                  labels=[4, 7], class_names=["wave", "clap"]))
     assert sgn.is_recognizer and sgn.label == "SGN action recognizer (action.pt)"
+    assert sgn.classes == RecognizerClasses("action", (4, 7), ("wave", "clap"))  # no data set recorded: unknown
+    assert info.classes is None and info.trained_on == TrainedOn()
+
+
+def test_header_refuses_a_recognizer_without_its_class_names(tmp_path):
+    path = write_checkpoint(tmp_path / "action.pt", beta=None, method="sgn", task="action", labels=[4, 7])
+    with pytest.raises(CheckpointError, match="one class name per class"):
+        read_checkpoint_header(path)
+
+
+def test_header_reads_the_recorded_training_data_set(tmp_path):
+    data = {"path": "/data/nwucla.npz", "topology": "ntu25", "subjects": [1, 2], "actions": [0, 1],
+            "action_names": ["pick up", "action 1"]}
+    recorded = record_label_set(data)
+    assert recorded["label_set"]["actions"] == [[0, "pick up"], [1, None]]  # "action 1" is the unnamed stand-in
+    info = read_checkpoint_header(write_checkpoint(tmp_path / "m.pt", data=recorded))
+    expected = LabelSet.build("nwucla", "kinect_v1_20", [0, 1, 1], ["pick up", ""], [1, 2, -1])
+    assert info.trained_on == TrainedOn("nwucla", expected.fingerprint)
+    old = read_checkpoint_header(write_checkpoint(tmp_path / "old.pt", data={"path": "synthetic.h5"}))
+    assert old.trained_on == TrainedOn("synthetic", None) and old.trained_on.same_data_set(expected) is None
 
 
 @pytest.mark.parametrize("beta, message", [(float("nan"), "not a finite number"), (True, "not a finite number"),

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from dtmr import Clip
+from dtmr.data.label_set import RecognizerClasses, TrainedOn
 
 #: a person standing 3 m in front of a Kinect, arms out to the sides (y up, x to the sensor's left)
 T_POSE = np.array([
@@ -42,10 +43,13 @@ class FakeAnonymizer:
 
 
 class FakeRecognizer:
-    """Always predicts class `predicted` with probability 0.75 on every frame."""
+    """Always predicts class `predicted` with probability 0.75 on every frame; `trained_on`: the data set its
+    checkpoint would record (`Recognizer.classes`)."""
 
-    def __init__(self, task: str, labels: list[int], class_names: list[str], predicted: int):
+    def __init__(self, task: str, labels: list[int], class_names: list[str], predicted: int,
+                 trained_on: TrainedOn = TrainedOn()):
         self.task, self.labels, self.class_names, self.predicted = task, labels, class_names, predicted
+        self.classes = RecognizerClasses(task, tuple(labels), tuple(class_names), trained_on)
 
     def window_probabilities(self, clip: Clip, window: int = 32, stride: int = 1) -> np.ndarray:
         probabilities = np.full((clip.num_frames, len(self.labels)), 0.25 / (len(self.labels) - 1))

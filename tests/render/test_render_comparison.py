@@ -1,8 +1,9 @@
 import numpy as np
 import pytest
 
+from dtmr.data.label_set import LabelSet, TrainedOn
 from dtmr.render import Recognizers, build_comparison, load_recognizers, pick_reference
-from dtmr.render.comparison import describe_clip
+from dtmr.render.comparison import describe_clip, prediction_lines, prediction_notes
 from render_fakes import FakeAnonymizer, FakeRecognizer, swaying_clip
 
 
@@ -37,17 +38,61 @@ def test_the_retargeted_panel_comes_from_the_beta_one_partner_when_given():
     np.testing.assert_allclose(panels[2].joints, own[2].joints)
 
 
+def library_labels(action_names, subjects=(3, 7, 9), name="lib") -> LabelSet:
+    return LabelSet.build(name, "ntu25", range(len(action_names)), action_names, subjects)
+
+
 def test_predictions_show_top1_per_frame_and_mark_the_source_labels():
     source, reference = swaying_clip(frames=4, subject=3, action=2), swaying_clip(subject=7)
+    labels = library_labels(["sit", "walk", "wave"])
+    same = TrainedOn("lib", labels.fingerprint)
     recognizers = Recognizers(
         action=FakeRecognizer("action", labels=[0, 1, 2], class_names=["sit", "walk", "wave"], predicted=2),
-        subject=FakeRecognizer("subject", labels=[3, 7, 9], class_names=["S3", "S7", "S9"], predicted=1),
+        subject=FakeRecognizer("subject", labels=[3, 7, 9], class_names=["S3", "S7", "S9"], predicted=1,
+                               trained_on=same),
     )
-    panels = build_comparison(source, reference, FakeAnonymizer(), recognizers)
-    assert panels[0].title == "source · subject 3 · wave"  # names from the action recognizer
+    panels = build_comparison(source, reference, FakeAnonymizer(), recognizers, labels=labels)
+    assert panels[0].title == "source · subject 3 · wave"
     for panel in panels:
         assert len(panel.predictions) == 4
         assert list(panel.predictions[3]) == ["action: wave 75% ✓", "identity: S7 75%"]
+
+
+def test_titles_use_the_librarys_names_and_marks_match_by_name():
+    """N-UCLA's label 5 is "stand up"; the synthetic recognizer's label 5 is "squat": the title says
+    "stand up" and nothing is marked (issue 18: the export titled a "stand up" clip "squat")."""
+    source, reference = swaying_clip(frames=3, subject=3, action=5), swaying_clip(subject=7)
+    labels = library_labels(["pick up", "carry", "throw", "sit down", "walk around", "stand up"])
+    synthetic = Recognizers(action=FakeRecognizer("action", labels=[1, 2, 3, 4, 5],
+                                                  class_names=["walk in place", "wave", "clap", "jump", "squat"],
+                                                  predicted=4, trained_on=TrainedOn("synthetic", "0" * 16)))
+    panels = build_comparison(source, reference, FakeAnonymizer(), synthetic, labels=labels)
+    assert panels[0].title == "source · subject 3 · stand up"
+    assert all(list(p.predictions[0]) == ["action: squat 75%"] for p in panels)
+    assert prediction_notes(synthetic, source, labels) == [
+        "action recognizer trained on the synthetic set: its classes are not this library's"]
+
+
+def test_a_class_of_another_number_but_the_same_name_is_marked():
+    """A recognizer trained on ["wave", "clap"] shown a library whose label 0 is "clap": its class 1 is ✓."""
+    source, reference = swaying_clip(frames=2, subject=3, action=0), swaying_clip(subject=7)
+    labels = library_labels(["Clap", "walk"])
+    recognizers = Recognizers(action=FakeRecognizer("action", labels=[0, 1], class_names=["wave", "clap"],
+                                                    predicted=1))
+    lines = prediction_lines(source, recognizers, source, labels)
+    assert lines[0] == ["action: clap 75% ✓"]
+    wrong = Recognizers(action=FakeRecognizer("action", labels=[0, 1], class_names=["wave", "clap"], predicted=0))
+    assert prediction_lines(source, wrong, source, labels)[0] == ["action: wave 75%"]  # label 0, but not "clap"
+    assert prediction_lines(source, recognizers, source)[0] == ["action: clap 75%"]  # no library labels: no mark
+
+
+def test_subjects_are_marked_only_within_the_same_data_set():
+    source, reference = swaying_clip(frames=2, subject=3, action=0), swaying_clip(subject=7)
+    labels = library_labels(["sit"])
+    other = Recognizers(subject=FakeRecognizer("subject", labels=[3, 7], class_names=["S3", "S7"], predicted=0,
+                                               trained_on=TrainedOn("synthetic", "f" * 16)))
+    assert prediction_lines(source, other, source, labels)[0] == ["identity: S3 75%"]
+    assert "its subjects are not this library's people" in prediction_notes(other, source, labels)[0]
 
 
 def test_describe_clip_leaves_out_unknown_labels():

@@ -69,3 +69,33 @@ def test_ffmpeg_failure_is_reported_with_its_reason(tmp_path):
         for _ in range(50):
             pipe.write(bytes(16 * 16 * 3))
         pipe.close()
+
+
+def gif_delays_ms(path):
+    from PIL import Image
+
+    with Image.open(path) as image:
+        delays = []
+        for index in range(image.n_frames):
+            image.seek(index)
+            delays.append(image.info["duration"])
+    return delays
+
+
+@pytest.mark.parametrize("fps, allowed", [(30, {30, 40}), (24, {40, 50}), (25, {40}), (50, {20})])
+def test_gif_frame_delays_add_up_to_the_clip_duration(tmp_path, fps, allowed):
+    """GIF delays are whole centiseconds: they alternate so that the GIF lasts as long as the clip."""
+    panels = [Panel.from_clip(swaying_clip(frames=30), "source")]
+    out = export_video(tmp_path / "cmp.gif", panels, size=(64, 48), fps=fps)
+    delays = gif_delays_ms(out)
+    assert len(delays) == 30 and set(delays) <= allowed
+    assert abs(sum(delays) - 30 / fps * 1000) <= 10  # to the nearest centisecond
+    for count in (3, 6, 9):  # no drift along the way either
+        assert abs(sum(delays[:count]) - count / fps * 1000) <= 10
+
+
+def test_gif_faster_than_players_show_is_refused_before_writing(tmp_path, panels):
+    with pytest.raises(InputError, match="fast.gif.*at most 50"):
+        export_video(tmp_path / "fast.gif", panels, size=(64, 48), fps=60)
+    assert list(tmp_path.iterdir()) == []
+    export_video(tmp_path / "fast.mp4", panels, size=(64, 48), fps=60)  # MP4 has no such limit

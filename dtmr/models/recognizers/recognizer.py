@@ -2,7 +2,8 @@
 
 The checkpoint is the common dict of `dtmr.models.checkpoint` with `"method": "sgn"`, `config`
 {num_classes, num_joints, seg}, and the extra keys `task` ("action" or "subject"), `labels` (the data
-set's label int of each class index) and `class_names`. Inference follows `preprocessing`: a clip is
+set's label int of each class index) and `class_names`; its `data` records the training data and, since
+labels are matched by name, the label set's fingerprint (`dtmr.data.label_set`). Inference follows `preprocessing`: a clip is
 mapped to the recognizer's topology, normalized spatially, and sampled into `seg` frames; predictions
 average the logits of `samples` draws (SGN's test protocol: 5).
 """
@@ -19,6 +20,7 @@ import torch
 from torch import nn
 
 from ...data.clip import Clip
+from ...data.label_set import RecognizerClasses, TrainedOn
 from ...errors import CheckpointError, InputError
 from ...skeleton import Topology, get_topology
 from ..checkpoint import (
@@ -69,6 +71,8 @@ class Recognizer(nn.Module):
         self.class_names = [str(x) for x in class_names]
         #: epochs it was trained for, as its checkpoint records (None when unknown)
         self.training_epochs: int | None = None
+        #: the data set it was trained on, as its checkpoint records it (unknown for an untrained one)
+        self.trained_on = TrainedOn()
 
     @classmethod
     def create(cls, task: str, labels: Sequence[int], class_names: Sequence[str] | None = None,
@@ -86,6 +90,7 @@ class Recognizer(nn.Module):
         recognizer = build_model_from_checkpoint(checkpoint, source=path)
         epochs = (checkpoint.get("metrics") or {}).get("epochs")
         recognizer.training_epochs = int(epochs) if isinstance(epochs, int) else None
+        recognizer.trained_on = TrainedOn.of_checkpoint_data(checkpoint["data"])
         if device is None:
             device = "cuda" if torch.cuda.is_available() else "cpu"
         return recognizer.to(device)
@@ -108,6 +113,11 @@ class Recognizer(nn.Module):
             digest.update(name.encode())
             digest.update(tensor.detach().cpu().contiguous().numpy().tobytes())
         return digest.hexdigest()[:16]
+
+    @property
+    def classes(self) -> RecognizerClasses:
+        """What its classes are, for `dtmr.data.label_set.match_classes`."""
+        return RecognizerClasses(self.task, tuple(self.labels), tuple(self.class_names), self.trained_on)
 
     @property
     def num_classes(self) -> int:
