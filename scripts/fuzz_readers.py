@@ -123,20 +123,25 @@ def damage_bytes(data: bytes, rng: random.Random) -> tuple[str, bytes]:
 TOKENS = ["0", "-1", "25", "x", "nan", "-inf", "1e999", "1e39", "9" * 40, "999999999999", "2.5.1", "\x00", "-"]
 
 
-def craft_skeleton(base: Path, out: Path, rng: random.Random) -> str:
-    lines = base.read_bytes().decode().split("\r\n")
+def _edit_lines(base: Path, out: Path, rng: random.Random, newline: str, words_of) -> str:
+    """A token replaced, a line deleted or repeated, in a text file."""
+    lines = base.read_bytes().decode().split(newline)
     i = rng.randrange(len(lines))
     kind = rng.choice(["token", "delete line", "repeat line"])
     if kind == "token":
-        words = lines[i].split() or [""]
+        words = words_of(lines[i]) or [""]
         words[rng.randrange(len(words))] = rng.choice(TOKENS)
         lines[i] = " ".join(words)
     elif kind == "delete line":
         del lines[i]
     else:
         lines.insert(i, lines[i])
-    out.write_bytes("\r\n".join(lines).encode("utf-8", "surrogateescape"))
+    out.write_bytes(newline.join(lines).encode("utf-8", "surrogateescape"))
     return kind
+
+
+def craft_skeleton(base: Path, out: Path, rng: random.Random) -> str:
+    return _edit_lines(base, out, rng, "\r\n", str.split)
 
 
 def _npz_edits(arrays: dict, rng: random.Random) -> str:
@@ -254,20 +259,8 @@ def _nan_joint(f, rng: random.Random) -> None:
 
 
 def craft_text(base: Path, out: Path, rng: random.Random) -> str:
-    """A token replaced, a line deleted or repeated, in a text file (BVH, JSON)."""
-    lines = base.read_bytes().decode().split("\n")
-    i = rng.randrange(len(lines))
-    kind = rng.choice(["token", "delete line", "repeat line"])
-    if kind == "token":
-        words = lines[i].replace(",", " , ").split() or [""]
-        words[rng.randrange(len(words))] = rng.choice(TOKENS)
-        lines[i] = " ".join(words)
-    elif kind == "delete line":
-        del lines[i]
-    else:
-        lines.insert(i, lines[i])
-    out.write_bytes("\n".join(lines).encode("utf-8", "surrogateescape"))
-    return kind
+    """BVH and JSON text: commas count as words, so a JSON number can be replaced too."""
+    return _edit_lines(base, out, rng, "\n", lambda line: line.replace(",", " , ").split())
 
 
 class _RunsCode:

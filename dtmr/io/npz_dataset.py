@@ -61,20 +61,26 @@ class NpzDataset:
 def read_npz_dataset(path: str | Path, topology: str | None = None) -> NpzDataset:
     """Every clip of an `.npz` data set; malformed or corrupted files raise InputError naming the file."""
     path = str(path)
+    with open_npz_archive(path, "a single .npy array, not an .npz archive of a data set") as archive:
+        arrays = _ArchiveReader(archive, path)
+        return _read_dataset(arrays, path, topology)
+
+
+def open_npz_archive(path: str, single_array: str) -> np.lib.npyio.NpzFile:
+    """`path` opened as an `.npz` archive without unpickling anything; an InputError naming it when it is not
+    one (`single_array`: the message for a plain `.npy` array, refused before NumPy reads and allocates it)."""
     try:
         with open(path, "rb") as fh:
-            if fh.read(len(_NPY_MAGIC)) == _NPY_MAGIC:  # refused before NumPy reads (and allocates) the array
-                raise InputError(path, "a single .npy array, not an .npz archive of a data set")
+            if fh.read(len(_NPY_MAGIC)) == _NPY_MAGIC:
+                raise InputError(path, single_array)
         archive = np.load(path, allow_pickle=False)
     except FileNotFoundError:
         raise
     except _READ_ERRORS as exc:
         raise InputError(path, f"not a readable .npz archive ({_one_line(exc)})") from None
     if not isinstance(archive, np.lib.npyio.NpzFile):
-        raise InputError(path, "a single .npy array, not an .npz archive of a data set")
-    with archive:
-        arrays = _ArchiveReader(archive, path)
-        return _read_dataset(arrays, path, topology)
+        raise InputError(path, single_array)
+    return archive
 
 
 class _ArchiveReader:

@@ -44,6 +44,7 @@ from .npz_dataset import (
     _READ_ERRORS,
     _ArchiveReader,
     _one_line,
+    open_npz_archive,
 )
 
 FORMAT_ARRAY = "pose-npy"
@@ -184,15 +185,7 @@ def _read_npy(path: str) -> np.ndarray:
 
 
 def _read_npz(path: str) -> tuple[np.ndarray, float | None]:
-    try:
-        archive = np.load(path, allow_pickle=False)
-    except FileNotFoundError:
-        raise
-    except _READ_ERRORS as exc:
-        raise InputError(path, f"not a readable .npz archive ({_one_line(exc)})") from None
-    if not isinstance(archive, np.lib.npyio.NpzFile):
-        raise InputError(path, "a single .npy array named .npz")
-    with archive:
+    with open_npz_archive(path, "a single .npy array named .npz") as archive:
         arrays = _ArchiveReader(archive, path)
         key = next((k for k in NPZ_KEYS if k in arrays), None)
         if key is None:
