@@ -1,5 +1,6 @@
 """Library panel driven as a user would: File menu, drag and drop, recent files, filters, search, sorting."""
 
+import json
 from pathlib import Path
 
 import numpy as np
@@ -205,10 +206,25 @@ def _write_other_tool_file(kind: str, folder: Path) -> Path:
     if kind == "npy":
         np.save(folder / "mediapipe_body_3d_xyz.npy", clips[0].joints)
         return folder / "mediapipe_body_3d_xyz.npy"
+    if kind == "h36m-json":  # an MMPose 3-D lifter's output (Human3.6M-17)
+        rng = np.random.default_rng(0)
+        frames = [{"frame_id": t, "instances": [{"keypoints": (rng.normal(0, 0.2, (17, 3)) + (0, 0, 1)).tolist()}]}
+                  for t in range(8)]
+        (folder / "lifted.json").write_text(json.dumps({"meta_info": {"dataset_name": "h36m"},
+                                                        "instance_info": frames}))
+        return folder / "lifted.json"
+    if kind == "openpose-3d":  # a folder of OpenPose frames with 3-D keypoints (BODY_25)
+        for t in range(8):
+            points = [v for i in range(25) for v in (0.1 * (i % 5), 1.0 + 0.05 * (i // 5), 3.0 + 0.01 * t, 0.9)]
+            (folder / f"take_{t:012d}_keypoints.json").write_text(json.dumps({"people": [{
+                "pose_keypoints_2d": [v for i in range(25) for v in (100.0 + i, 200.0, 0.9)],
+                "pose_keypoints_3d": points}]}))
+        return folder
     raise ValueError(kind)
 
 
-@pytest.mark.parametrize("kind, rows", [("bvh", 1), ("pkl", 2), ("sgn", 3), ("npy", 1)])
+@pytest.mark.parametrize("kind, rows", [("bvh", 1), ("pkl", 2), ("sgn", 3), ("npy", 1), ("h36m-json", 1),
+                                        ("openpose-3d", 1)])
 def test_the_studio_opens_the_formats_of_other_tools(make_studio, tmp_path, qtbot, kind, rows):
     path = _write_other_tool_file(kind, tmp_path)
     window = make_studio()
