@@ -18,6 +18,10 @@ clips of the test part; a raw release gives the ceiling the other releases are c
 
 Resuming: each (attacker, form, fold) result is a part file (store.py) reused when its settings match;
 raw-trained attackers live in a cache shared by the audits of one data set.
+
+Parallel runs: those cells (and the utility's folds) are independent; with `workers` the ones without a
+part are computed by worker processes (dtmr/parallel.py), each cell seeded from its key alone, so
+audit.json is the one-process run's (tests/audit/test_parallel_audit.py).
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -34,6 +39,7 @@ import numpy as np
 from ..data.clip import Clip
 from ..errors import DtmrError
 from ..io.atomic import atomic_write
+from ..parallel import Workers, run_cells, seed_cell
 from .attackers import ATTACKERS, DEFAULT_EPOCHS, load_attacker, make_attacker
 from .audit_json import AUDIT_FILE, AUDIT_FORMAT, AUDIT_VERSION, default_out
 from .splits import AuditSplit, audit_split
@@ -153,11 +159,33 @@ class AuditRun:
                 "train": digest(fold.train), "test": digest(fold.test), "linkage": form == "raw-trained"
                 and name == self.embedder}
 
+    def cell(self, key: tuple) -> dict:
+        """The part of a cell: ("attack", attacker, form, fold) or ("utility", fold)."""
+        seed_cell("audit", self.settings.seed, *key)
+        return self.action_recognition(key[1]) if key[0] == "utility" else self.result(*key[1:])
+
+    def stored(self, key: tuple) -> dict | None:
+        """A cell's part when a run made it before with these settings (and, for fold 0 of an attacker,
+        its model file is there); else None."""
+        if key[0] == "utility":
+            k = key[1]
+            return self.parts.load(UTILITY_PART, "raw-trained", k, self._utility_settings(k))
+        _, name, form, k = key
+        model_file = self._model_file(name, form, k)
+        part = self.parts.load(name, form, k, self._settings(name, form, k))
+        return part if part is not None and (model_file is None or model_file.is_file()) else None
+
+    def _model_file(self, name: str, form: str, k: int) -> Path | None:
+        return self.out / "attackers" / f"{name}_{form}.pt" if k == 0 else None
+
+    def _utility_settings(self, k: int) -> dict:
+        return {**self._settings(UTILITY_ATTACKER, "raw-trained", k), "task": "action"}
+
     def result(self, name: str, form: str, k: int) -> dict:
         settings = self._settings(name, form, k)
-        model_file = self.out / "attackers" / f"{name}_{form}.pt" if k == 0 else None
-        part = self.parts.load(name, form, k, settings)
-        if part is not None and (model_file is None or model_file.is_file()):
+        model_file = self._model_file(name, form, k)
+        part = self.stored(("attack", name, form, k))
+        if part is not None:
             self.log(f"{name} {form}, fold {k + 1}/{len(self.split.folds)}: {part['accuracy']:.1f} % (done before)")
             return part
         started = time.monotonic()
@@ -190,8 +218,8 @@ class AuditRun:
     def action_recognition(self, k: int) -> dict:
         """Fold k's utility part: top-1 % of the raw-trained action TCN on the released test clips."""
         fold, inp = self.split.folds[k], self.inputs
-        settings = {**self._settings(UTILITY_ATTACKER, "raw-trained", k), "task": "action"}
-        part = self.parts.load(UTILITY_PART, "raw-trained", k, settings)
+        settings = self._utility_settings(k)
+        part = self.stored(("utility", k))
         if part is not None:
             self.log(f"action recognition, fold {k + 1}/{len(self.split.folds)}: {part['accuracy']:.1f} % (done before)")
             return part
@@ -222,9 +250,38 @@ class AuditRun:
         return attacker
 
 
+def _describe(folds: int, key: tuple) -> str:
+    if key[0] == "utility":
+        return f"action recognition ({UTILITY_ATTACKER} raw-trained), fold {key[1] + 1}/{folds}"
+    _, name, form, k = key
+    return f"{name} {form}, fold {k + 1}/{folds}"
+
+
+def _worker_run(release: str, key: str, raw: str, out: str, settings: AuditSettings, device: str) -> AuditRun:
+    """A worker's AuditRun: the inputs read again, the attackers on the worker's `device`."""
+    from dataclasses import replace
+
+    settings = replace(settings, device=device)
+    inputs = _read_inputs(release, key, raw)
+    return AuditRun(inputs, _split(inputs, settings), Path(out), settings, lambda m: None)
+
+
+def _worker_cell(run: AuditRun, key: tuple, log: Callable[[str], None]) -> dict:
+    run.log = log
+    return run.cell(key)
+
+
+def _split(inputs: _Inputs, settings: AuditSettings) -> AuditSplit:
+    return audit_split(inputs.subjects, inputs.sources,
+                       {n: inputs.key.column(n) for n in ("action", "view", "repetition")},
+                       split=settings.split, folds=settings.folds, seed=settings.seed)
+
+
 def run_audit(release: str | Path, key: str | Path, raw: str | Path, out: str | Path | None = None,
-              settings: AuditSettings | None = None, command: str = "", log: Callable[[str], None] = print) -> dict:
-    """Audit `release` (with its `key`) against the raw clips `raw`; writes OUT/audit.json (+ reports)."""
+              settings: AuditSettings | None = None, command: str = "", log: Callable[[str], None] = print,
+              workers: Workers | None = None) -> dict:
+    """Audit `release` (with its `key`) against the raw clips `raw`; writes OUT/audit.json (+ reports).
+    With `workers`, the cells without a part are computed in that many processes."""
     from ..io.outputs import check_output
     from .metadata import scan_metadata
     from .report import write_reports
@@ -236,9 +293,7 @@ def run_audit(release: str | Path, key: str | Path, raw: str | Path, out: str | 
     out = check_output(default_out(release) if out is None else out, kind="audit", folder=True,
                        inputs=[release, key, raw])
     inputs = _read_inputs(release, key, raw)
-    split = audit_split(inputs.subjects, inputs.sources,
-                        {n: inputs.key.column(n) for n in ("action", "view", "repetition")},
-                        split=settings.split, folds=settings.folds, seed=settings.seed)
+    split = _split(inputs, settings)
     out.mkdir(parents=True, exist_ok=True)
     log(f"{len(inputs.released)} released clips of {np.unique(inputs.subjects).size} subjects, "
         f"{len(inputs.raw)} raw clips; split: {split.kind}, {len(split.folds)} fold(s)")
@@ -252,10 +307,21 @@ def run_audit(release: str | Path, key: str | Path, raw: str | Path, out: str | 
     for f in findings:
         log(f"metadata {f['severity']}: {f['field']}: {f['problem']} ({f['detail']})")
     run = AuditRun(inputs, split, out, settings, log)
-    results = {(name, form): [run.result(name, form, k) for k in range(len(split.folds))]
+    folds = range(len(split.folds))
+    keys = [("attack", name, form, k) for name in settings.attackers for form in FORMS for k in folds]
+    if (inputs.key.column("action") >= 0).all():
+        keys += [("utility", k) for k in folds]
+    computed = {}
+    pending = [k for k in keys if run.stored(k) is None]
+    if workers is not None and workers.parallel and pending:
+        log(f"{len(pending)} cells over {workers.count} worker processes ({workers.threads} torch thread(s) each)")
+        computed = run_cells(pending, _worker_cell, _worker_run, (str(release), str(key), str(raw), str(out), settings),
+                             workers=workers.count, devices=workers.devices, threads=workers.threads, log=log,
+                             describe=partial(_describe, len(split.folds)))
+    parts = {k: computed[k] if k in computed else run.cell(k) for k in keys}
+    results = {(name, form): [parts[("attack", name, form, k)] for k in folds]
                for name in settings.attackers for form in FORMS}
-    actions = inputs.key.column("action")
-    utility = [run.action_recognition(k) for k in range(len(split.folds))] if (actions >= 0).all() else None
+    utility = [parts[("utility", k)] for k in folds] if ("utility", 0) in parts else None
     audit = assemble(inputs, split, settings, results, findings, run.embedder, command, utility)
     with atomic_write(out / AUDIT_FILE, suffix=".json") as tmp:
         tmp.write_text(json.dumps(audit, indent=1) + "\n")

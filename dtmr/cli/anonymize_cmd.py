@@ -1,11 +1,14 @@
 """`dtmr anonymize INPUT (--model CKPT | --method raw|noise|naive) -o OUT.h5`: a clip file or a whole library
-into a release and its key `OUT.key.json`, resumable (see dtmr/release/anonymize.py)."""
+into a release and its key `OUT.key.json`, resumable (see dtmr/release/anonymize.py); `--workers N` or `torchrun`
+for several processes (dtmr/release/distributed.py, docs/scale.md)."""
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 
 from ..terminal import Progress
+from .arguments import positive_int
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -30,20 +33,35 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "marked as such; never publish it")
     p.add_argument("--overwrite", action="store_true", help="replace an existing file that is not a library/key")
     p.add_argument("--device", help="cpu or cuda (default: CUDA when available)")
+    p.add_argument("--workers", type=positive_int, default=1, metavar="N",
+                   help="processes on this machine, one torch thread each (default 1); under torchrun leave it "
+                        "out: every rank takes part (docs/scale.md)")
+    p.add_argument("--chunk", type=positive_int, default=None, metavar="N",
+                   help="clips per part, the unit of work and of resuming (default 64)")
     p.add_argument("-o", "--output", required=True, help="output .h5 release")
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..release.anonymize import ReleaseOptions, anonymize_source, parse_keep, parse_length
+    from ..release.anonymize import (
+        ReleaseOptions,
+        anonymize_source,
+        parse_keep,
+        parse_length,
+    )
+    from ..release.distributed import is_main_process
     from ..release.key import key_path_for
 
     options = ReleaseOptions(keep=parse_keep(args.keep), length=parse_length(args.length),
                              with_provenance=args.with_provenance)
-    with Progress("anonymizing") as progress:
+    main = is_main_process()  # under torchrun, rank 0 draws the one bar and reports
+    with Progress("anonymizing") if main else contextlib.nullcontext() as progress:
         out = anonymize_source(args.input, args.output, model=args.model, method=args.method,
                                references=args.references, seed=args.seed, device=args.device, options=options,
-                               overwrite=args.overwrite, progress=progress)
+                               overwrite=args.overwrite, progress=progress, chunk=args.chunk,
+                               workers=args.workers)
+    if not main:
+        return 0
     what = "internal library WITH PROVENANCE (not for publication)" if args.with_provenance else "release"
     print(f"wrote {what} {out}")
     print(f"wrote its key {key_path_for(out)} (private: it re-identifies every clip; do not publish it)")

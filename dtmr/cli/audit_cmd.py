@@ -2,7 +2,7 @@
 
 Writes DIR/audit.json, DIR/audit.md and DIR/audit.html (DIR: --out, default RELEASE without its suffix +
 `.audit/`); per-fold results go to DIR/parts/ (a rerun resumes), raw-trained attackers to a cache shared by
-the audits of one data set (DIR/../.audit-cache/ or --cache).
+the audits of one data set (DIR/../.audit-cache/ or --cache). `--workers N` computes the cells in N processes.
 """
 
 from __future__ import annotations
@@ -66,6 +66,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--device", help="cpu, cuda or cuda:N (default: CUDA when available)")
     p.add_argument("--cache", metavar="DIR", help="where raw-trained attackers are cached "
                                                   "(default: DIR/../.audit-cache)")
+    p.add_argument("--workers", type=positive_int, default=1, metavar="N",
+                   help="compute the (attacker, form, fold) cells in N processes; audit.json equals a "
+                        "one-process run's (docs/audit.md, Parallel runs)")
+    p.add_argument("--threads-per-worker", type=positive_int, default=1, metavar="T",
+                   help="torch threads of each worker process (with --workers)")
     p.set_defaults(func=run)
 
 
@@ -78,22 +83,26 @@ def _command(args: argparse.Namespace) -> str:
         if value is not None:
             argv += [f"--{name}", str(value)]
     argv += ["--attackers", ",".join(args.attackers), "--seed", str(args.seed)]
+    if args.workers > 1:
+        argv += ["--workers", str(args.workers), "--threads-per-worker", str(args.threads_per_worker)]
     return "dtmr audit " + " ".join(shlex.quote(a) for a in argv)
 
 
 def run(args: argparse.Namespace) -> int:
     from ..audit.audit_json import default_out
     from ..audit.suite import AuditSettings, run_audit
+    from ..parallel import Workers, worker_devices
     from ..train.distributed import pick_device
 
     def log(message: str) -> None:
         print(message, file=sys.stderr, flush=True)
 
+    device = str(pick_device(args.device))
     settings = AuditSettings(attackers=tuple(args.attackers), epochs=args.epochs, seed=args.seed,
-                             device=str(pick_device(args.device)), split=args.split, folds=args.folds,
-                             cache=args.cache)
+                             device=device, split=args.split, folds=args.folds, cache=args.cache)
+    workers = Workers(args.workers, args.threads_per_worker, tuple(worker_devices(args.device, device, args.workers)))
     out = args.out or default_out(args.release)
-    audit = run_audit(args.release, args.key, args.raw, out, settings, _command(args), log)
+    audit = run_audit(args.release, args.key, args.raw, out, settings, _command(args), log, workers)
     worst = audit["worst"]
     summary = f"worst attacker {worst['name']} ({worst['form']}): {worst['accuracy']:.1f} % re-identified, " \
               f"{worst['times_chance']:.1f} x chance ({audit['chance']['subject']:.1f} %)"

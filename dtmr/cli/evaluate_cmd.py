@@ -14,6 +14,8 @@ import shlex
 import sys
 from pathlib import Path
 
+from .arguments import positive_int
+
 BASELINES = ("raw", "noise", "naive", "dmr", "pmr")
 #: a tenth of the public schedules (PMR 295 epochs, DMR 225), enough to converge on the small data sets here
 CPU_BASELINE_EPOCHS = {"pmr": (1, 2, 2, 5, 10, 10), "dmr": (1, 2, 10, 10)}
@@ -47,6 +49,11 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="epochs per stage when DMR/PMR are trained here (default: a tenth of the public schedule)")
     p.add_argument("--device", help="cpu, cuda or cuda:N for the models, the evaluators and the retraining "
                                     "(default: CUDA when available)")
+    p.add_argument("--workers", type=positive_int, default=1, metavar="N",
+                   help="compute the methods' cells (a method and the seeds that share its retrained models) in "
+                        "N processes; the results equal a one-process run's (docs/evaluation.md, Parallel runs)")
+    p.add_argument("--threads-per-worker", type=positive_int, default=1, metavar="T",
+                   help="torch threads of each worker process (with --workers)")
     p.add_argument("--append", action="store_true",
                    help="add these rows to the evaluation in --out, if there is one (same data, settings and "
                         "evaluators); a row of the same method, beta and checkpoint is replaced")
@@ -72,9 +79,11 @@ def run(args: argparse.Namespace) -> int:
     import torch
 
     from ..errors import DtmrError
+    from ..eval.cells import EvalJob, evaluate
     from ..eval.methods import EvalMethod, checkpoint_method
-    from ..eval.protocol import EvalSettings, chance_levels, ensure_evaluators, evaluate
+    from ..eval.protocol import EvalSettings, chance_levels, ensure_evaluators
     from ..eval.report import METHOD_ORDER, merge_runs, write_reports
+    from ..parallel import Workers, worker_devices
     from ..train.baseline_trainer import BaselineTrainer
     from ..train.data import load_training_data
     from ..train.distributed import DistributedContext, pick_device
@@ -89,8 +98,8 @@ def run(args: argparse.Namespace) -> int:
     device = pick_device(args.device)
     data = load_training_data(args.data, args.split)
     log(f"{args.data}: {len(data.train)} train / {len(data.test)} test clips ({data.topology})")
-    evaluators = ensure_evaluators(data, Path(args.recognizers) if args.recognizers else out / "recognizers",
-                                   args.recognizer_epochs, log, device)
+    recognizers = Path(args.recognizers) if args.recognizers else out / "recognizers"
+    evaluators = ensure_evaluators(data, recognizers, args.recognizer_epochs, log, device)
     checkpoints = [checkpoint_method(path, device) for path in args.model]
     methods = [EvalMethod(name) for name in args.baselines if name in ("raw", "noise", "naive")]
     epochs = _baseline_epochs(args.baseline_epochs)
@@ -121,7 +130,10 @@ def run(args: argparse.Namespace) -> int:
     }
     if args.append:
         merge_runs(out, [], run_info)  # a mismatch fails now rather than after hours of evaluation
-    rows = evaluate(data, methods, evaluators, settings, log, device)
+    job = EvalJob(args.data, args.split, str(recognizers), tuple((m.method, m.checkpoint) for m in methods), settings)
+    workers = Workers(args.workers, args.threads_per_worker,
+                      tuple(worker_devices(args.device, str(device), args.workers)))
+    rows = evaluate(data, methods, evaluators, settings, log, str(device), workers, job)
     if args.append:
         rows, run_info = merge_runs(out, rows, run_info)
     write_reports(out, rows, run_info)
@@ -147,6 +159,8 @@ def _argv_of(args: argparse.Namespace) -> list[str]:
     argv += [f"--baseline-epochs={item}" for item in args.baseline_epochs]
     if args.device:
         argv += ["--device", args.device]
+    if args.workers > 1:
+        argv += ["--workers", str(args.workers), "--threads-per-worker", str(args.threads_per_worker)]
     if args.append:
         argv.append("--append")
     return argv

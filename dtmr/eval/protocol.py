@@ -179,11 +179,13 @@ def _top1(attacker, clips: Sequence[Clip], labels: Sequence[int]) -> float:
     return float(100.0 * np.mean(predicted == np.asarray(labels)))
 
 
-def evaluate_method(method: EvalMethod, data: TrainingData, draws: Sequence[SeedDraw], evaluators,
-                    settings: EvalSettings, log: Callable[[str], None], raw_embeddings: dict[int, np.ndarray],
-                    device: str | torch.device = "cpu") -> dict:
-    """One row of the results: every metric as {"mean", "std"} (accuracies in percent) plus per-seed values.
+def seed_values(method: EvalMethod, data: TrainingData, draws: Sequence[SeedDraw], evaluators,
+                settings: EvalSettings, log: Callable[[str], None], raw_embeddings: dict[int, np.ndarray],
+                device: str | torch.device = "cpu") -> list[dict]:
+    """Every metric of `method` for each of `draws` (accuracies in percent), in their order.
 
+    The retrained models are trained on the first of `draws` and kept for the others unless
+    `settings.retrain_per_seed`: a method's seeds that share them are one cell of work (cells.py).
     `raw_embeddings[seed]`: the subject evaluator's embeddings of the raw test clips (shared by methods);
     `device`: where the retrained models are trained.
     """
@@ -234,20 +236,18 @@ def evaluate_method(method: EvalMethod, data: TrainingData, draws: Sequence[Seed
             + (f"  AR retrained {v['ar_retrained_top1']:.1f}  RI adaptive {v['ri_adaptive_top1']:.1f}"
                if settings.retrain else "")
             + f"  linkage {v['linkage']:.1f}  ({time.monotonic() - started:.0f} s)")
+    return per_seed
+
+
+def method_row(method: EvalMethod, per_seed: Sequence[dict]) -> dict:
+    """One row of the results: every metric as {"mean", "std"} over the seeds, plus the per-seed values."""
     row = {"method": method.method, "beta": method.beta, "label": method.label, "checkpoint": method.checkpoint}
     for key in per_seed[0]:
         row[key] = summarize([s[key] for s in per_seed])
-    row["seeds"] = per_seed
+    row["seeds"] = list(per_seed)
     return row
 
 
 def chance_levels(data: TrainingData) -> dict[str, float]:
     return {"action": 100.0 / len(data.action_labels), "subject": 100.0 / len(data.subject_labels),
             "linkage": 100.0 / len(data.test)}
-
-
-def evaluate(data: TrainingData, methods: Sequence[EvalMethod], evaluators, settings: EvalSettings,
-             log: Callable[[str], None] = print, device: str | torch.device = "cpu") -> list[dict]:
-    draws = [draw_seed(data, seed) for seed in range(settings.seeds)]
-    raw_embeddings = {d.seed: evaluators[1].embed(data.test.clips, SAMPLES, d.seed) for d in draws}
-    return [evaluate_method(m, data, draws, evaluators, settings, log, raw_embeddings, device) for m in methods]

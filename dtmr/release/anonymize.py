@@ -16,6 +16,9 @@ output stops at once ("another run is writing OUT"). The key is renamed into pla
 the parts folder is removed after both, so a kill at any moment leaves either no release or a release with
 its key, and the rerun completes.
 
+Several processes: `workers` > 1 starts that many processes on this machine, and under `torchrun` every rank
+takes part; chunk k goes to rank k mod N and one process merges (dtmr/release/distributed.py, docs/scale.md).
+
 References: each clip gets a reference drawn uniformly from the reference source's clips of another subject
 (any other clip when subjects are unknown), from a generator seeded by (seed, source index), so the draw does
 not depend on chunking, on the order or on where a run resumed. raw and noise use no reference.
@@ -139,41 +142,114 @@ class _Method:
                 for clip, ref, i in zip(clips, references, indices)]
 
 
+@dataclass(frozen=True)
+class RunSpec:
+    """The arguments of one run, picklable: every process of a distributed run reopens the run from it."""
+
+    input_path: str
+    output: str
+    model: str | None
+    method: str | None
+    references: str | None
+    seed: int
+    device: str | None
+    options: ReleaseOptions
+    chunk: int
+
+    @property
+    def parts(self) -> Path:
+        return parts_path(self.output)
+
+
+def parts_path(output: str | Path) -> Path:
+    output = Path(output)
+    return output.with_name(output.name + PARTS_SUFFIX)
+
+
 def anonymize_source(input_path: str | Path, output: str | Path, *, model: str | Path | None = None,
                      method: str | None = None, references: str | Path | None = None, seed: int = 0,
                      device: str | None = None, options: ReleaseOptions = ReleaseOptions(),
-                     overwrite: bool = False, progress: Callable[[int, int], None] | None = None) -> Path:
+                     overwrite: bool = False, progress: Callable[[int, int], None] | None = None,
+                     chunk: int | None = None, workers: int = 1) -> Path:
     """Anonymize every clip of `input_path` with the checkpoint `model` or the parameter-free `method` into the
-    release `output` and its key `key_path_for(output)`; returns `output`."""
+    release `output` and its key `key_path_for(output)`; returns `output`.
+
+    `chunk` clips make one part (default CHUNK); `workers` > 1 writes the parts in that many processes, and
+    under `torchrun` (WORLD_SIZE > 1) this call is one rank of the run (dtmr/release/distributed.py)."""
+    from . import distributed
+
     output, key_path = Path(output), key_path_for(output)
     inputs = [p for p in (input_path, references, model) if p is not None]
     check_output(output, kind="clip-library", inputs=inputs, overwrite=overwrite)
     check_output(key_path, kind="release-key", inputs=inputs, overwrite=overwrite)
+    chunk = CHUNK if chunk is None else chunk
+    if not (isinstance(chunk, int) and chunk >= 1):
+        raise DtmrError(f"--chunk must be a clip count of at least 1, got {chunk!r}")
+    world = distributed.torchrun_world_size()
+    if workers < 1:
+        raise DtmrError(f"--workers must be at least 1, got {workers}")
+    if workers > 1 and world > 1:
+        raise DtmrError("--workers starts its own processes: under torchrun leave it out (every rank takes part)")
+    spec = RunSpec(input_path=str(input_path), output=str(output), model=None if model is None else str(model),
+                   method=method, references=None if references is None else str(references), seed=seed,
+                   device=device, options=options, chunk=chunk)
+    if world > 1:
+        distributed.anonymize_rank(spec, progress)
+        return output
 
     with contextlib.ExitStack() as stack:
-        source = open_clip_source(input_path)
-        stack.callback(source.close)
-        reference_source = source
-        if references:
-            reference_source = open_clip_source(references)
-            stack.callback(reference_source.close)
-        runner = _Method(model, method, device, source.topology)
-        n = len(source)
-        if n == 0:
-            raise DtmrError(f"{input_path}: no clips to anonymize")
-        settings = {"input": str(Path(input_path).resolve()), "clips": n,
-                    "references": str(Path(references).resolve()) if references else None,
-                    "model": str(Path(model).resolve()) if model else None, "model_sha256": runner.model_sha256,
-                    "method": runner.name, "seed": seed, "chunk": CHUNK, "keep": list(options.keep),
-                    "length": options.length, "with_provenance": options.with_provenance}
-        parts = output.with_name(output.name + PARTS_SUFFIX)
+        # the parent of workers only merges: its copy of the model stays on the CPU
+        opened = open_run(spec, stack, "cpu" if workers > 1 else device)
+        parts = spec.parts
         stack.enter_context(_locked(parts, output))
-        state = _run_state(parts, settings, n, options.with_provenance)
-        job = _Job(source, reference_source, runner, seed, state["order"], parts)
-        job.write_parts(progress)
-        _write_release(job, output, key_path, state["release_token"], options, settings)
+        state = _run_state(parts, opened.settings, opened.clips, options.with_provenance)
+        job = opened.job(state["order"], parts)
+        if workers > 1:
+            distributed.run_workers(spec, job, workers, progress)
+        else:
+            job.write_parts(progress)
+        _write_release(job, output, key_path, state["release_token"], options, opened.settings)
         shutil.rmtree(parts)
     return output
+
+
+@dataclass
+class OpenedRun:
+    """The open sources, the method and the settings of a run (what `run.json` must match)."""
+
+    spec: RunSpec
+    source: ClipSource
+    reference_source: ClipSource
+    runner: _Method
+    settings: dict
+
+    @property
+    def clips(self) -> int:
+        return self.settings["clips"]
+
+    def job(self, order: list[int], parts: Path) -> _Job:
+        return _Job(self.source, self.reference_source, self.runner, self.spec.seed, order, parts, self.spec.chunk)
+
+
+def open_run(spec: RunSpec, stack: contextlib.ExitStack, device: str | None) -> OpenedRun:
+    """Open the run's sources (closed by `stack`) and its method on `device`."""
+    source = open_clip_source(spec.input_path)
+    stack.callback(source.close)
+    reference_source = source
+    if spec.references:
+        reference_source = open_clip_source(spec.references)
+        stack.callback(reference_source.close)
+    runner = _Method(spec.model, spec.method, device, source.topology)
+    n = len(source)
+    if n == 0:
+        raise DtmrError(f"{spec.input_path}: no clips to anonymize")
+    options = spec.options
+    settings = {"input": str(Path(spec.input_path).resolve()), "clips": n,
+                "references": str(Path(spec.references).resolve()) if spec.references else None,
+                "model": str(Path(spec.model).resolve()) if spec.model else None, "model_sha256": runner.model_sha256,
+                "method": runner.name, "seed": spec.seed, "chunk": spec.chunk, "keep": list(options.keep),
+                "length": options.length, "with_provenance": options.with_provenance}
+    return OpenedRun(spec, source, reference_source, runner, settings)
 
 
 @contextlib.contextmanager
@@ -217,20 +293,25 @@ def _run_state(parts: Path, settings: dict, n: int, source_order: bool) -> dict:
     Other settings are refused only when a finished part exists: an empty parts folder (left by a run that
     stopped before its first part, or by a wrong command) is not an unfinished run.
     """
-    path = parts / RUN_STATE
-    saved = None
-    with contextlib.suppress(OSError, ValueError):
-        saved = json.loads(path.read_text())
-    if _valid_state(saved, settings, n):
+    saved = saved_state(parts, settings, n)
+    if saved is not None:
         return saved
     if any(parts.glob("part-*.h5")):
         raise DtmrError(f"{parts}: holds an unfinished run with other settings; remove it or rerun with the "
                         "same arguments")
     order = list(range(n)) if source_order else _shuffled(n)
     state = {"settings": settings, "release_token": uuid.uuid4().hex, "order": order}
-    with atomic_write(path) as tmp:
+    with atomic_write(parts / RUN_STATE) as tmp:
         tmp.write_text(json.dumps(state))
     return state
+
+
+def saved_state(parts: Path, settings: dict, n: int) -> dict | None:
+    """The `run.json` of `parts` when it was written for `settings`, else None."""
+    saved = None
+    with contextlib.suppress(OSError, ValueError):
+        saved = json.loads((parts / RUN_STATE).read_text())
+    return saved if _valid_state(saved, settings, n) else None
 
 
 def _valid_state(saved: object, settings: dict, n: int) -> bool:
@@ -254,20 +335,33 @@ class _Job:
     """The anonymized clips of one run, chunk by chunk in release order, each part carrying its provenance."""
 
     def __init__(self, source: ClipSource, reference_source: ClipSource, runner: _Method, seed: int,
-                 order: list[int], parts: Path):
+                 order: list[int], parts: Path, chunk: int):
         self.source, self.reference_source, self.runner = source, reference_source, runner
-        self.seed, self.order, self.parts = seed, order, parts
-        self.starts = range(0, len(order), CHUNK)
+        self.seed, self.order, self.parts, self.chunk = seed, order, parts, chunk
+        self.starts = range(0, len(order), chunk)
 
     def part(self, start: int) -> Path:
-        return self.parts / f"part-{start // CHUNK:05d}.h5"
+        return self.parts / f"part-{start // self.chunk:05d}.h5"
 
-    def write_parts(self, progress: Callable[[int, int], None] | None) -> None:
+    def done(self) -> int:
+        """Clips in the parts written so far (by any process)."""
+        return sum(min(self.chunk, len(self.order) - start) for start in self.starts if self.part(start).is_file())
+
+    def missing(self) -> list[Path]:
+        return [self.part(start) for start in self.starts if not self.part(start).is_file()]
+
+    def write_parts(self, progress: Callable[[int, int], None] | None, rank: int = 0, world: int = 1) -> None:
+        """Write the missing parts of chunks k with k mod `world` == `rank` (all of them in one process).
+
+        In one process `progress` gets the clips up to this chunk; in a shared run, those of every part
+        written so far, by any process."""
         n = len(self.order)
         subjects = self.source.metadata_table()["subject"]
         reference_subjects = self.reference_source.metadata_table()["subject"]
-        for start in self.starts:
-            stop = min(start + CHUNK, n)
+        for k, start in enumerate(self.starts):
+            if k % world != rank:
+                continue
+            stop = min(start + self.chunk, n)
             if not self.part(start).is_file():
                 indices = self.order[start:stop]
                 clips = [self.source.read(i) for i in indices]
@@ -280,7 +374,7 @@ class _Job:
                        for r, c, i, ref, j in zip(released, clips, indices, refs, picks)]
                 ClipLibrary.create(self.part(start), out, action_names=self.source.action_names).close()
             if progress is not None:
-                progress(stop, n)
+                progress(stop if world == 1 else self.done(), n)
 
     def _provenance(self, released: Clip, clip: Clip, index: int, reference: Clip | None, pick: int) -> dict:
         extra = dict(released.extra)

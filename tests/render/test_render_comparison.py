@@ -75,7 +75,7 @@ def test_titles_use_the_librarys_names_and_marks_match_by_name():
 
 def test_a_class_of_another_number_but_the_same_name_is_marked():
     """A recognizer trained on ["wave", "clap"] shown a library whose label 0 is "clap": its class 1 is ✓."""
-    source, reference = swaying_clip(frames=2, subject=3, action=0), swaying_clip(subject=7)
+    source = swaying_clip(frames=2, subject=3, action=0)
     labels = library_labels(["Clap", "walk"])
     recognizers = Recognizers(action=FakeRecognizer("action", labels=[0, 1], class_names=["wave", "clap"],
                                                     predicted=1))
@@ -87,7 +87,7 @@ def test_a_class_of_another_number_but_the_same_name_is_marked():
 
 
 def test_subjects_are_marked_only_within_the_same_data_set():
-    source, reference = swaying_clip(frames=2, subject=3, action=0), swaying_clip(subject=7)
+    source = swaying_clip(frames=2, subject=3, action=0)
     labels = library_labels(["sit"])
     other = Recognizers(subject=FakeRecognizer("subject", labels=[3, 7], class_names=["S3", "S7"], predicted=0,
                                                trained_on=TrainedOn("synthetic", "f" * 16)))

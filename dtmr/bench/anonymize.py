@@ -1,0 +1,192 @@
+"""`dtmr bench anonymize`: end-to-end clips/s of `dtmr anonymize`, in one run so the ratios are comparable.
+
+End to end means everything `anonymize_source` does: read the clips, draw and read references, map and
+normalize them, run the model, invert, blend, write the parts and merge them into the release and its key.
+For each preset (`small`, `paper`): clips/s at batch 1, 32 and auto in one process, the share of that time
+spent outside the model's forward (`retarget`; the target is at most 10 %), and clips/s at batch 32 in one
+process against `--processes` (`dtmr anonymize --workers`), with their ratio (in chunks of fewer clips when
+`--clips` is under 32 per process, so that every process has work). Batch b is chunks of b clips
+(one model batch each); auto is what `dtmr anonymize` does by default (chunks of 64, model batches of 32).
+The model is an untrained DisentangledTMR built from the preset's config: its weights do not change the
+arithmetic, so it times the same as a trained one. The clips are the demo library's, repeated to `--clips`.
+Beside the figures: the float32 matmul peak (`dtmr bench model`'s GEMM) at the same thread count, the load
+average at the start and the core count. One process uses `--threads` (default 1), as each worker does.
+A worker run includes starting its processes (spawn, importing torch, loading the model).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+from ..cli.arguments import positive_int
+
+PRESETS = ("small", "paper")
+#: chunk (and model batch) per label; None: the default of `dtmr anonymize`
+BATCHES = {"1": 1, "32": 32, "auto": None}
+#: the batch of the 1 vs N processes comparison
+PROCESS_BATCH = 32
+#: the share of the end-to-end time outside the model's forward aimed at
+OUTSIDE_TARGET = 0.10
+TOPOLOGY = "ntu25"
+#: clips of the untimed first run of each preset
+WARM_UP_CLIPS = 2
+#: prime to the demo library's 360 clips: its first 360 picks are distinct
+DEMO_STRIDE = 37
+
+
+def register(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "anonymize", help="dtmr anonymize end to end: clips/s at batch 1/32/auto, 1 vs N processes, time outside "
+                          "the model")
+    parser.add_argument("--presets", default=",".join(PRESETS), metavar="small,paper",
+                        help="model presets to time (default: both)")
+    parser.add_argument("--clips", type=positive_int, default=32, metavar="N",
+                        help="clips per timed run (default 32, under 2 minutes on 2 quiet cores; more for steadier "
+                             "figures)")
+    parser.add_argument("--processes", type=positive_int, default=2, metavar="N",
+                        help="processes of the multi-process run (default 2)")
+    parser.add_argument("--threads", type=positive_int, default=1, metavar="N",
+                        help="torch threads of the one-process runs and of the matmul peak (default 1, as "
+                             "each worker)")
+    parser.add_argument("--json", action="store_true", help="print the results as one JSON object")
+    parser.set_defaults(func=run)
+
+
+@contextlib.contextmanager
+def _forward_timer(model_class) -> Iterator[list[float]]:
+    """Seconds spent in `model_class.retarget` while inside, appended to the yielded list."""
+    original = model_class.retarget
+    spent: list[float] = []
+
+    def timed(self, *args, **kwargs):
+        start = time.perf_counter()
+        try:
+            return original(self, *args, **kwargs)
+        finally:
+            spent.append(time.perf_counter() - start)
+
+    model_class.retarget = timed
+    try:
+        yield spent
+    finally:
+        model_class.retarget = original
+
+
+def _write_clips(folder: Path, clips: int) -> Path:
+    """`clips` demo clips (repeated when needed) in `folder`/clips-N.h5."""
+    from ..io.library import ClipLibrary
+    from ..resources import resource_path
+
+    library = folder / f"clips-{clips}.h5"
+    if not library.exists():
+        with ClipLibrary(resource_path("demo/demo_library.h5")) as demo:
+            # a stride across the library (grouped by subject), so that even a few clips have references
+            # of other subjects
+            picked = demo.read_many([(k * DEMO_STRIDE) % len(demo) for k in range(clips)])
+            ClipLibrary.create(library, picked, action_names=demo.action_names).close()
+    return library
+
+
+def _write_model(folder: Path, preset: str) -> Path:
+    """An untrained `preset` model's checkpoint."""
+    import torch
+
+    from ..models import DisentangledTMR, DTMRConfig
+    from ..models.checkpoint import save_checkpoint
+
+    torch.manual_seed(0)
+    model = DisentangledTMR(DTMRConfig.preset(preset, TOPOLOGY)).eval()
+    return save_checkpoint(folder / f"{preset}.pt", model, data={}, metrics={})
+
+
+def _timed_run(library: Path, model: Path, out: Path, chunk: int | None, workers: int) -> tuple[float, float]:
+    """(wall seconds, seconds in the model's forward in this process) of one `anonymize_source` run."""
+    from ..models import DisentangledTMR
+    from ..release.anonymize import anonymize_source
+    from ..release.key import key_path_for
+
+    with _forward_timer(DisentangledTMR) as spent:
+        start = time.perf_counter()
+        anonymize_source(library, out, model=model, device="cpu", chunk=chunk, workers=workers)
+        wall = time.perf_counter() - start
+    for path in (out, key_path_for(out)):
+        path.unlink()
+    return wall, sum(spent)
+
+
+def run_anonymize_benchmark(presets: tuple[str, ...] = PRESETS, clips: int = 32, processes: int = 2,
+                            threads: int = 1) -> dict:
+    import torch
+
+    from .model import matmul_peak_gflops
+
+    out: dict = {"load_average_at_start": list(os.getloadavg()), "cpu_count": os.cpu_count(), "clips": clips,
+                 "threads": threads, "processes": processes, "topology": TOPOLOGY,
+                 "model_note": "untrained DisentangledTMR built from each preset's config (timing only)",
+                 "auto_note": "auto: dtmr anonymize's default, chunks of 64 clips in model batches of 32",
+                 "outside_forward_target": OUTSIDE_TARGET}
+    torch.set_num_threads(threads)
+    with torch.inference_mode():
+        out["matmul_peak_gflops"] = matmul_peak_gflops()
+    out["presets"] = {}
+    with tempfile.TemporaryDirectory(prefix="dtmr-bench-anonymize-") as folder:
+        folder = Path(folder)
+        for preset in presets:
+            library, warm_up = _write_clips(folder, clips), _write_clips(folder, WARM_UP_CLIPS)
+            model = _write_model(folder, preset)
+            release = folder / "release.h5"
+            _timed_run(warm_up, model, release, None, 1)  # lazy imports, allocator, caches
+            figures: dict = {"clips_per_s": {}, "share_outside_forward": {}}
+            for label, chunk in BATCHES.items():
+                wall, forward = _timed_run(library, model, release, chunk, 1)
+                figures["clips_per_s"][label] = clips / wall
+                figures["share_outside_forward"][label] = 1 - forward / wall
+            chunk = min(PROCESS_BATCH, -(-clips // processes))
+            one = figures["clips_per_s"]["32"]
+            if chunk != PROCESS_BATCH:
+                one = clips / _timed_run(library, model, release, chunk, 1)[0]
+            wall, _ = _timed_run(library, model, release, chunk, processes)
+            figures["process_chunk"] = chunk
+            figures["clips_per_s_processes"] = {"1": one, str(processes): clips / wall}
+            figures["process_speedup"] = clips / wall / one
+            figures["batch32_over_batch1"] = figures["clips_per_s"]["32"] / figures["clips_per_s"]["1"]
+            figures["auto_over_batch1"] = figures["clips_per_s"]["auto"] / figures["clips_per_s"]["1"]
+            out["presets"][preset] = figures
+    return out
+
+
+def parse_presets(text: str) -> tuple[str, ...]:
+    from ..errors import DtmrError
+
+    presets = tuple(p.strip() for p in text.split(",") if p.strip())
+    unknown = [p for p in presets if p not in PRESETS]
+    if not presets or unknown:
+        raise DtmrError(f"--presets: choose among {', '.join(PRESETS)}, got {text!r}")
+    return presets
+
+
+def run(args: argparse.Namespace) -> int:
+    result = run_anonymize_benchmark(parse_presets(args.presets), args.clips, args.processes, args.threads)
+    if args.json:
+        print(json.dumps(result))
+        return 0
+    load = " ".join(f"{v:.2f}" for v in result["load_average_at_start"])
+    print(f"dtmr anonymize end to end, {result['clips']} clips, {result['threads']} thread(s) per process, "
+          f"{result['cpu_count']} cores, load average at start {load}")
+    print(f"matmul peak {result['matmul_peak_gflops']:.1f} GFLOP/s; {result['model_note']}; {result['auto_note']}")
+    for preset, figures in result["presets"].items():
+        print(f"{preset}:")
+        for label, rate in figures["clips_per_s"].items():
+            share = figures["share_outside_forward"][label]
+            print(f"  batch {label:<5} {rate:8.2f} clips/s   {100 * share:5.1f}% outside the model's forward")
+        n = str(result["processes"])
+        print(f"  batch {figures['process_chunk']}, {n} processes {figures['clips_per_s_processes'][n]:8.2f} clips/s = "
+              f"{figures['process_speedup']:.2f}x one process")
+    return 0

@@ -1,0 +1,31 @@
+"""`dtmr bench anonymize`: a tiny run prints one JSON object with clips/s at batch 1/32/auto, the share of the
+time outside the model's forward, 1 vs N processes, the matmul peak and the load average at the start."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from dtmr.cli import main
+
+
+@pytest.mark.slow
+def test_a_tiny_run_reports_every_figure_as_json(capsys):
+    assert main(["bench", "anonymize", "--presets", "small", "--clips", "4", "--processes", "2", "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert len(result["load_average_at_start"]) == 3 and result["matmul_peak_gflops"] > 0
+    assert (result["clips"], result["processes"], result["threads"]) == (4, 2, 1)
+    figures = result["presets"]["small"]
+    assert set(figures["clips_per_s"]) == set(figures["share_outside_forward"]) == {"1", "32", "auto"}
+    assert all(rate > 0 for rate in figures["clips_per_s"].values())
+    assert all(0 < share < 1 for share in figures["share_outside_forward"].values())
+    assert figures["process_chunk"] == 2 and set(figures["clips_per_s_processes"]) == {"1", "2"}
+    assert figures["process_speedup"] == pytest.approx(
+        figures["clips_per_s_processes"]["2"] / figures["clips_per_s_processes"]["1"])
+    assert figures["auto_over_batch1"] == pytest.approx(figures["clips_per_s"]["auto"] / figures["clips_per_s"]["1"])
+
+
+def test_an_unknown_preset_is_one_line(capsys):
+    assert main(["bench", "anonymize", "--presets", "small,huge"]) == 2
+    assert "--presets: choose among small, paper" in capsys.readouterr().err
