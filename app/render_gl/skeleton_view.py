@@ -247,10 +247,11 @@ class SkeletonView(GLViewMixin, QOpenGLWindow):
         self.show_frame(self._frame)
 
     def _frame_clip(self, joints: np.ndarray, topology: str) -> None:
-        scene = self._scene
-        with np.errstate(invalid="ignore"):
-            lo, hi = np.nanmin(scene.reshape(-1, 3), axis=0), np.nanmax(scene.reshape(-1, 3), axis=0)
-        if not (np.isfinite(lo).all() and np.isfinite(hi).all()):
+        points = self._scene.reshape(-1, 3)
+        points = points[np.isfinite(points).all(axis=1)]
+        if len(points):
+            lo, hi = points.min(axis=0), points.max(axis=0)
+        else:  # a clip without a single tracked joint: frame a unit box
             lo, hi = np.zeros(3), np.ones(3)
         centre = (lo + hi) / 2.0
         extent = float(np.max(hi - lo))

@@ -6,7 +6,10 @@ milliseconds); `filterAcceptsRow` then only reads the precomputed mask.
 The Risk column is each clip's risk from the release's audit (`audit.json`: the probability the worst
 attacker gives the clip's true subject), empty where the audit gives none; it sorts numerically, clips
 without a risk below every risk. The Verdict column is the open review's verdict (app.state.review); it
-sorts implausible first, then unsure, plausible and unreviewed.
+sorts implausible first, then unsure, plausible and unreviewed. The Plausibility column is each clip's
+plausibility score (`dtmr.eval.plausibility`, 0 = plausible, higher = less), filled by the controller's
+plausibility job as it scores the clips ("…" until then, "–" for a clip that could not be scored); it
+sorts numerically with the unscored clips below every score, so a descending sort puts the worst first.
 
 Every filter change is bracketed by the proxy's `filter_about_to_change` / `filter_changed` signals: while
 rows disappear Qt moves the view's current row to a neighbour, which must not count as the user picking a
@@ -26,12 +29,19 @@ from PySide6.QtCore import (
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView
 
 from ..core.library import OpenedLibrary
+from ..core.plausibility import PlausibilityColumn
 
-COLUMNS = ("#", "Clip", "Subject", "Action", "View", "Rep.", "Frames", "Risk", "Verdict")
+COLUMNS = ("#", "Clip", "Subject", "Action", "View", "Rep.", "Frames", "Risk", "Verdict", "Plausibility")
 #: the integer metadata column behind each table column from the third to the seventh (-1 = unknown, shown empty)
 INT_KEYS = ("subject", "action", "view", "repetition", "num_frames")
 RISK_COLUMN = COLUMNS.index("Risk")
 VERDICT_COLUMN = COLUMNS.index("Verdict")
+PLAUSIBILITY_COLUMN = COLUMNS.index("Plausibility")
+#: where a clip sorts before its score arrives, and when it could not be scored (scores are >= 0)
+NOT_SCORED, SCORE_FAILED = -2.0, -1.0
+#: the tooltip of a score of a release opened with its key (its subjects are known, their bodies are not)
+KEYED_RELEASE_TIP = ("Scored against the clip's own mean bone lengths: the key names each clip's source "
+                     "subject, not that subject's body")
 #: ascending sort of the Verdict column: the clips that need a look first, unreviewed last
 VERDICT_ORDER = {"implausible": 0, "unsure": 1, "plausible": 2, "": 3}
 #: where a clip without a risk sorts (risks lie in [0, 1])
@@ -41,6 +51,8 @@ HEADER_TIPS = {
     "Subject": "The performer (for a release: from its key, when it is open)",
     "Risk": "From the release's audit: the probability the worst attacker gives the clip's true subject",
     "Verdict": "Your review of the clip (keys 1 / 2 / 3: plausible / implausible / unsure)",
+    "Plausibility": ("Plausibility score (docs/evaluation.md): 0 = plausible, higher = less; bone lengths "
+                     "against the clip's own mean lengths. Sort descending for the worst first"),
 }
 
 
@@ -53,6 +65,8 @@ class ClipTableModel(QAbstractTableModel):
         self._actions = np.zeros(0, dtype=object)
         self._risk = np.zeros(0)
         self._verdicts = np.zeros(0, dtype=object)
+        #: the open library's plausibility column (None until its job reported; `app.core.plausibility`)
+        self._plausibility: PlausibilityColumn | None = None
 
     def set_library(self, library: OpenedLibrary | None) -> None:
         self.beginResetModel()
@@ -71,6 +85,7 @@ class ClipTableModel(QAbstractTableModel):
             self._actions = np.array([library.action_name(int(a)) for a in self._ints["action"]], dtype=object)
         self._risk = np.zeros(0) if library is None else library.risk
         self._verdicts = np.full(len(self._names), "", dtype=object)
+        self._plausibility = None
         self.endResetModel()
 
     def set_risk(self, risk: np.ndarray) -> None:
@@ -96,6 +111,14 @@ class ClipTableModel(QAbstractTableModel):
     @property
     def verdicts(self) -> np.ndarray:
         return self._verdicts
+
+    def set_plausibility(self, column: PlausibilityColumn) -> None:
+        """More clips scored (the controller's plausibility job for this library)."""
+        if len(column) != len(self._names):
+            return  # a column of another library (its result crossed a reset)
+        self._plausibility = column
+        self.dataChanged.emit(self.index(0, PLAUSIBILITY_COLUMN),
+                              self.index(max(self.rowCount() - 1, 0), PLAUSIBILITY_COLUMN))
 
     # --- columns used by the filters -------------------------------------------------------------
     def column_values(self, key: str) -> np.ndarray:
@@ -131,6 +154,8 @@ class ClipTableModel(QAbstractTableModel):
         row, col = index.row(), index.column()
         if col == RISK_COLUMN:
             return self._risk_data(row, role)
+        if col == PLAUSIBILITY_COLUMN:
+            return self._plausibility_data(row, role)
         if col == VERDICT_COLUMN:
             verdict = str(self._verdicts[row]) if row < len(self._verdicts) else ""
             if role == SORT_ROLE:
@@ -159,6 +184,24 @@ class ClipTableModel(QAbstractTableModel):
             return NO_RISK if np.isnan(risk) else risk
         if role == Qt.ItemDataRole.DisplayRole:
             return "" if np.isnan(risk) else f"{risk:.2f}"
+        if role == Qt.ItemDataRole.TextAlignmentRole:
+            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        return None
+
+    def _plausibility_data(self, row: int, role):
+        column = self._plausibility
+        scored = column is not None and bool(column.scored[row])
+        value = float(column.values[row]) if scored else float("nan")
+        if role == SORT_ROLE:
+            return value if scored and not np.isnan(value) else SCORE_FAILED if scored else NOT_SCORED
+        if role == Qt.ItemDataRole.DisplayRole:
+            return "…" if not scored else "–" if np.isnan(value) else f"{value:.2f}"
+        if role == Qt.ItemDataRole.ToolTipRole:
+            if not scored:
+                return "Being scored…"
+            if np.isnan(value):
+                return f"Could not be scored: {column.reasons[row]}"
+            return KEYED_RELEASE_TIP if self.library is not None and self.library.key is not None else None
         if role == Qt.ItemDataRole.TextAlignmentRole:
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         return None

@@ -5,7 +5,8 @@ current row to a neighbour, and the panel ignores that (before, typing in the se
 clip). After a filter change the source's row is current again, or no row is when the filter hides it.
 
 For a release the panel says whether its key is open (then the table knows each clip's source subject)
-and which audit fills the Risk column.
+and which audit fills the Risk column. The Plausibility column fills from the controller's
+`plausibility_scored` signal (`set_plausibility`), while the clips are scored.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from PySide6.QtWidgets import (
 )
 
 from ..core.library import OpenedLibrary
+from ..core.plausibility import PlausibilityColumn
 from .clip_table import ClipFilterProxy, ClipTableModel, ClipTableView
 
 FILTER_KEYS = (("subject", "All subjects"), ("action", "All actions"), ("view", "All views"))
@@ -122,6 +124,10 @@ class LibraryPanel(QWidget):
         self.model.library = library
         self.model.set_risk(library.risk)
         self.path_label.setText(library_text(library))
+
+    def set_plausibility(self, column: PlausibilityColumn) -> None:
+        """More clips of the open library scored: refill the Plausibility column."""
+        self.model.set_plausibility(column)
 
     def select_clip(self, index: int) -> None:
         """Make source clip `index` the current row (clearing filters that hide it)."""

@@ -165,6 +165,7 @@ class MainWindow(QMainWindow):
 
         self.controller.library_opened.connect(self._library_opened)
         self.controller.audit_changed.connect(self.library_panel.set_audit)
+        self.controller.plausibility_scored.connect(self.library_panel.set_plausibility)
         self.controller.catalog_changed.connect(self._catalog_changed)
         self.controller.message.connect(self.status_label.setText)
         self.controller.error.connect(self.show_error)

@@ -1,7 +1,8 @@
 """The controller: turns selection and model changes into background jobs, and their results into state.
 
 It owns one long-lived `JobThread` per kind of job: opening a library, scanning the model folders,
-retargeting (inference), recognition and the Privacy panel's attribution; retargeting and recognition
+retargeting (inference), recognition, the Privacy panel's attribution and the clip table's
+plausibility scores (every clip of a library scored once it opens, `app.core.plausibility`); retargeting and recognition
 run in child processes (`ProcessJob`), which their threads wait on. The attribution runs in its thread:
 it runs once per clip and only while the Privacy panel is shown, so it does not need a third child
 process holding its own torch. A newer request of a kind supersedes the running one; a result
@@ -24,6 +25,7 @@ from ..core.checkpoints import CheckpointInfo, ModelCatalog
 from ..core.audit_file import AuditInfo
 from ..core.library import OpenedLibrary, OpenRequest, open_library
 from ..core.model_scan import ScanRequest, ScanResult, scan_models
+from ..core.plausibility import PlausibilityColumn, PlausibilityRequest, score_library
 from ..core.privacy import AttackerFile, AttributionRequest, AttributionResult, PrivacyAttribution, SubjectRecognizer
 from ..core.recognition import Recognition, RecognitionRequest, RecognitionResult, TaskProbabilities
 from ..core.retargeting import NO_MODEL_MESSAGE, RetargetRequest, RetargetResult, Retargeting
@@ -43,13 +45,14 @@ MODEL_MODULES = ("dtmr.models.anonymizer", "dtmr.models.recognizers")
 class StudioController(QObject):
     """Signals: `library_opened(OpenedLibrary)`, `audit_changed(OpenedLibrary)` (the same library with
     another audit), `catalog_changed(ScanResult)`, `message(str)` (status bar), `error(str)` (a failed
-    job, one line)."""
+    job, one line), `plausibility_scored(PlausibilityColumn)` (more clips of the open library scored)."""
 
     library_opened = Signal(object)
     audit_changed = Signal(object)
     catalog_changed = Signal(object)
     message = Signal(str)
     error = Signal(str)
+    plausibility_scored = Signal(object)
 
     def __init__(self, selection: Selection, comparison: Comparison, clock: PlaybackClock,
                  settings: SettingsModel, retargeting=None, recognition=None,
@@ -92,7 +95,10 @@ class StudioController(QObject):
             "recognition": JobThread(recognition or ProcessJob(Recognition, "recognition", preload=MODEL_MODULES),
                                      "recognition", self),
             "attribution": JobThread(attribution or PrivacyAttribution(), "attribution", self),
+            "plausibility": JobThread(score_library, "plausibility scorer", self),
         }
+        #: the column the latest plausibility job fills (None before a library opened)
+        self.plausibility: PlausibilityColumn | None = None
         self._latest: dict[str, int] = {}
         self.threads["library"].job_finished.connect(self._library_finished)
         self.threads["models"].job_finished.connect(self._scan_finished)
@@ -101,6 +107,8 @@ class StudioController(QObject):
         self.threads["recognition"].job_finished.connect(self._recognition_finished)
         self.threads["attribution"].job_finished.connect(self._attribution_finished)
         self.threads["attribution"].job_progress.connect(self._attribution_progress)
+        self.threads["plausibility"].job_progress.connect(self._plausibility_progress)
+        self.threads["plausibility"].job_finished.connect(self._plausibility_finished)
         for kind, thread in self.threads.items():
             thread.job_failed.connect(lambda rid, text, k=kind: self._failed(k, rid, text))
         selection.pair_changed.connect(self._pair_changed)
@@ -200,6 +208,8 @@ class StudioController(QObject):
         if not self._is_latest("library", request_id):
             return
         previous, self.library = self.library, library
+        self.threads["plausibility"].cancel()  # it reads the previous source, closed below
+        self._latest.pop("plausibility", None)
         if previous is not None and previous.source is not library.source:
             previous.source.close()
         self.settings.add_recent(str(library.path))
@@ -215,6 +225,17 @@ class StudioController(QObject):
         self.message.emit(f"Opened {library.path.name}: {len(library.source)} clips{_release_note(library)}")
         if library.audit_error:
             self.error.emit(f"The audit beside the release was not used: {library.audit_error}")
+        self.plausibility = PlausibilityColumn(len(library.source))
+        self._submit("plausibility", PlausibilityRequest(library.source, self.plausibility))
+
+    def _plausibility_progress(self, request_id: int, _done: int, _total: int, _message: str) -> None:
+        if self._is_latest("plausibility", request_id):
+            self.plausibility_scored.emit(self.plausibility)
+
+    def _plausibility_finished(self, request_id: int, column: PlausibilityColumn) -> None:
+        if not self._is_latest("plausibility", request_id):
+            return
+        self.plausibility_scored.emit(column)
 
     def _scan_finished(self, request_id: int, result: ScanResult) -> None:
         if not self._is_latest("models", request_id):

@@ -140,6 +140,8 @@ def joints_plausibility(joints: np.ndarray, topology: str | Topology, fps: float
     joints = np.asarray(joints, dtype=np.float64)
     if joints.ndim != 3 or joints.shape[1:] != (topo.num_joints, 3):
         raise ValueError(f"plausibility: joints must be (T, {topo.num_joints}, 3) for {topo.name}, got {joints.shape}")
+    if not np.isfinite(joints).any():  # nothing to judge: not "perfectly plausible"
+        raise ValueError("plausibility: no finite joint coordinates in any frame")
     lengths = bone_lengths(joints, topo)
     if body is None:
         body = np.nanmean(lengths, axis=0)

@@ -112,3 +112,10 @@ def test_every_registered_topology_is_scored(name):
 def test_a_body_of_the_wrong_size_is_refused():
     with pytest.raises(ValueError, match="bone lengths"):
         score(standing(), np.ones(KINECT_V1_20.num_bones))
+
+
+def test_a_clip_without_a_finite_joint_is_refused_not_called_plausible():
+    from dtmr.eval.plausibility import joints_plausibility
+
+    with pytest.raises(ValueError, match="no finite joint"):
+        joints_plausibility(np.full((5, 25, 3), np.nan), "ntu25", 30.0)
