@@ -26,6 +26,8 @@ import numpy as np
 from ..data.clip import Clip
 from ..errors import InputError
 from ..skeleton import get_topology, topology_names
+from .bounded_read import read_bounded
+from .topology_arg import check_topology_name
 
 BVH_SUFFIX = ".bvh"
 #: files larger than this are refused before they are read
@@ -148,8 +150,7 @@ def read_bvh(path: str | Path, topology: str | None = None, unit: str | None = N
     from .sources import InMemoryClipSource
 
     path = str(path)
-    if topology is not None and topology not in topology_names():
-        raise InputError(path, f"unknown topology {topology!r} (known: {', '.join(topology_names())})")
+    check_topology_name(topology, path)
     bvh = parse_bvh(path)
     if unit is None:
         unit = guess_unit(bvh.rest_extent())
@@ -240,18 +241,7 @@ _WHITESPACE = np.frombuffer(b" \t\r\n\x0b\x0c", dtype=np.uint8)
 def parse_bvh(path: str | Path) -> BvhFile:
     """Parse a BVH file; anything malformed, truncated, too large or not finite raises InputError naming it."""
     path = str(path)
-    try:
-        size = Path(path).stat().st_size
-        if size > MAX_BYTES:
-            raise InputError(path, f"file is {size} bytes, more than the {MAX_BYTES} a BVH file may have")
-        with open(path, "rb") as fh:
-            raw = fh.read(MAX_BYTES + 1)
-    except FileNotFoundError:
-        raise InputError(path, "no such file") from None
-    except IsADirectoryError:
-        raise InputError(path, "a folder, not a BVH file") from None
-    except OSError as exc:
-        raise InputError(path, f"cannot be read ({exc.strerror or exc})") from None
+    raw = read_bounded(path, MAX_BYTES, "a BVH file")
     if b"\x00" in raw:
         raise InputError(path, "not a text file")
     try:

@@ -30,6 +30,7 @@ import numpy as np
 from ..data.clip import Clip
 from ..errors import InputError
 from ..skeleton import COCO17
+from .bounded_read import read_bounded
 
 FORMAT = "coco-json"
 #: a keypoint whose score is below this is missing (NaN); MMPose's demos draw keypoints from 0.3 up
@@ -203,16 +204,7 @@ def _read_detections(path: str, prefer_3d: bool) -> _Detections:
 
 def _load_json(path: str):
     """The parsed document; too large, not UTF-8, not JSON, NaN/Infinity or too deep -> one-line InputError."""
-    try:
-        size = os.path.getsize(path)
-        if size > MAX_FILE_BYTES:
-            raise InputError(path, f"file of {size} bytes is over the {MAX_FILE_BYTES}-byte limit for keypoint JSON")
-        with open(path, "rb") as fh:
-            data = fh.read(MAX_FILE_BYTES + 1)
-    except FileNotFoundError:
-        raise InputError(path, "no such file") from None
-    except OSError as exc:
-        raise InputError(path, f"cannot be read ({exc.strerror or type(exc).__name__})") from None
+    data = read_bounded(path, MAX_FILE_BYTES, "keypoint JSON")
     try:
         return json.loads(data, parse_constant=_refuse_constant)
     except RecursionError:

@@ -27,6 +27,7 @@ from ..data.clip import Clip
 from ..errors import InputError
 from ..skeleton import get_topology, topology_for_joint_count, topology_names
 from .atomic import atomic_write
+from .topology_arg import topology_with_joints
 
 #: frames per second when the file has no `fps` (N-UCLA's Kinect v1 runs at a nominal 30 Hz)
 DEFAULT_FPS = 30.0
@@ -271,13 +272,7 @@ def _decide_topology(arrays: _ArchiveReader, path: str, num_joints: int, request
             raise InputError(path, "'topology' must be one string")
         requested = _strings(stored.reshape(1), "topology", path)[0]
     if requested is not None:
-        try:
-            topo = get_topology(requested)
-        except KeyError:
-            raise InputError(path, f"unknown topology {requested!r} (known: {', '.join(topology_names())})") from None
-        if topo.num_joints != num_joints:
-            raise InputError(path, f"topology {topo.name} has {topo.num_joints} joints, the file has {num_joints}")
-        return topo.name
+        return topology_with_joints(requested, num_joints, path)
     names = _string_list(arrays, "joint_names", path)
     parents = None
     if "parents" in arrays:

@@ -36,7 +36,8 @@ import numpy as np
 
 from ..data.clip import Clip
 from ..errors import InputError
-from ..skeleton import get_topology, topology_names
+from ..skeleton import get_topology
+from .bounded_read import read_bounded
 from .npz_dataset import (
     _HEADER_ERRORS,
     _NPY_MAGIC,
@@ -46,6 +47,7 @@ from .npz_dataset import (
     _one_line,
     open_npz_archive,
 )
+from .topology_arg import topology_with_joints
 
 FORMAT_ARRAY = "pose-npy"
 FORMAT_MMPOSE = "mmpose-3d-json"
@@ -213,13 +215,7 @@ def _check_array_header(shape: tuple, dtype: np.dtype, path: str, name: str = "a
 
 def _topology_for(num_joints: int, requested: str | None, path: str) -> str:
     if requested is not None:
-        try:
-            topo = get_topology(requested)
-        except KeyError:
-            raise InputError(path, f"unknown topology {requested!r} (known: {', '.join(topology_names())})") from None
-        if topo.num_joints != num_joints:
-            raise InputError(path, f"topology {topo.name} has {topo.num_joints} joints, the array has {num_joints}")
-        return topo.name
+        return topology_with_joints(requested, num_joints, path, "the array")
     if num_joints not in BY_JOINT_COUNT:
         accepted = ", ".join(f"{j} ({name})" for j, name in BY_JOINT_COUNT.items())
         raise InputError(path, f"{num_joints} joints per frame; a bare array is read by its joint count: {accepted}")
@@ -251,15 +247,10 @@ def _check_mmpose_names(meta, path: str) -> None:
 
 
 def _load_json(path: str, limit: int = MAX_JSON_BYTES):
+    data = read_bounded(path, limit, "keypoint JSON")
     try:
-        with open(path, "rb") as fh:
-            data = fh.read(limit + 1)
-        if len(data) > limit:
-            raise InputError(path, f"larger than {limit // 2**20} MiB; not read")
         return json.loads(data)
-    except FileNotFoundError:
-        raise
-    except (OSError, ValueError, RecursionError) as exc:
+    except (ValueError, RecursionError) as exc:
         raise InputError(path, f"not readable JSON ({_one_line(exc)[:120]})") from None
 
 

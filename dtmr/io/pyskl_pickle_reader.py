@@ -27,10 +27,11 @@ import numpy as np
 
 from ..data.clip import Clip
 from ..errors import InputError
-from ..skeleton import get_topology, topology_for_joint_count, topology_names
+from ..skeleton import topology_for_joint_count
 from .multi_body import body_presence, main_body
 from .ntu_skeleton import parse_ntu_name
 from .safe_pickle import load_data_pickle
+from .topology_arg import topology_with_joints
 
 FORMAT = "pyskl-pickle"
 #: PYSKL stores no frame rate; NTU and Kinetics are 30 Hz
@@ -227,13 +228,7 @@ def _topology(path: str, annotations: list[_Annotation], requested: str | None, 
     count = counts[0]
     name = requested or default
     if name is not None:
-        try:
-            topo = get_topology(name)
-        except KeyError:
-            raise InputError(path, f"unknown topology {name!r} (known: {', '.join(topology_names())})") from None
-        if topo.num_joints != count:
-            raise InputError(path, f"topology {topo.name} has {topo.num_joints} joints, the file has {count}")
-        return topo.name
+        return topology_with_joints(name, count, path)
     only = topology_for_joint_count(count)
     if only is None:
         raise InputError(path, f"cannot tell the topology of {count} joints; pass one explicitly (--topology)")

@@ -32,8 +32,8 @@ import numpy as np
 
 from ..data.clip import Clip
 from ..errors import InputError
-from ..skeleton import get_topology, topology_names
 from .multi_body import body_presence, main_body
+from .topology_arg import topology_with_joints
 
 FORMAT = "sgn-npz"
 PARTS = ("train", "test")
@@ -101,15 +101,7 @@ def read_sgn_npz(path: str | Path, topology: str | None = None) -> SgnDataset:
 
 
 def _topology(path: str, requested: str | None) -> str:
-    if requested is None:
-        return "ntu25"
-    try:
-        topo = get_topology(requested)
-    except KeyError:
-        raise InputError(path, f"unknown topology {requested!r} (known: {', '.join(topology_names())})") from None
-    if topo.num_joints != JOINTS:
-        raise InputError(path, f"topology {topo.name} has {topo.num_joints} joints, the file has {JOINTS}")
-    return topo.name
+    return "ntu25" if requested is None else topology_with_joints(requested, JOINTS, path)
 
 
 def _one_line(exc: BaseException) -> str:

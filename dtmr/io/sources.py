@@ -15,15 +15,15 @@ import numpy as np
 
 from ..data.clip import Clip
 from ..errors import InputError
-from ..skeleton import get_topology, topology_names
-from .library import COLUMNS, INT_COLUMNS, ClipLibrary
 from .bvh_reader import read_bvh
 from .coco_json import is_coco_json, read_coco_json
+from .library import COLUMNS, INT_COLUMNS, ClipLibrary
 from .npz_dataset import read_npz_dataset
 from .ntu_skeleton import read_ntu_clip
 from .pose_npy import is_mmpose3d_json, is_pose_npy, read_mmpose3d_json, read_pose_npy
 from .pyskl_pickle_reader import read_pyskl_pickle
 from .sgn_npz import is_sgn_npz, read_sgn_npz
+from .topology_arg import check_topology_name
 
 SKELETON_SUFFIX = ".skeleton"
 NPZ_SUFFIX = ".npz"
@@ -111,16 +111,6 @@ class InMemoryClipSource:
 def skeleton_files(folder: str | Path) -> list[Path]:
     """The `.skeleton` files under `folder` (recursively), sorted by path."""
     return sorted(p for p in Path(folder).rglob(f"*{SKELETON_SUFFIX}") if p.is_file())
-
-
-def check_topology_name(name: str | None, path: str | Path) -> str | None:
-    """`name` as a registered topology name (None passes), else an InputError about `path`."""
-    if name is None:
-        return None
-    try:
-        return get_topology(name).name
-    except KeyError:
-        raise InputError(path, f"unknown topology {name!r} (known: {', '.join(topology_names())})") from None
 
 
 def open_clip_source(

@@ -263,7 +263,7 @@ def test_malformed_files_name_the_file_and_line(tmp_path, text, message):
 def test_bounds_on_size_and_joint_count(tmp_path, monkeypatch):
     path = write_text(tmp_path, GOOD, "big.bvh")
     monkeypatch.setattr(bvh_reader, "MAX_BYTES", 100)
-    with pytest.raises(InputError, match=r"big\.bvh: file is \d+ bytes, more than the 100"):
+    with pytest.raises(InputError, match=r"big\.bvh: file is \d+ bytes, over the 100-byte limit"):
         read_bvh(path)
     monkeypatch.setattr(bvh_reader, "MAX_BYTES", 10**6)
     monkeypatch.setattr(bvh_reader, "MAX_NODES", 2)

@@ -12,7 +12,13 @@ from dtmr.data.clip import Clip
 from dtmr.errors import InputError
 from dtmr.io.bvh_writer import write_bvh
 from dtmr.io.pyskl_pickle import pyskl_annotation, write_pyskl_pickle
-from dtmr.io.sources import FORMAT_LABELS, OPEN_KINDS, OPEN_PATTERNS, load_clips, open_clip_source
+from dtmr.io.sources import (
+    FORMAT_LABELS,
+    OPEN_KINDS,
+    OPEN_PATTERNS,
+    load_clips,
+    open_clip_source,
+)
 from dtmr.render.coco_keypoints import write_coco_json
 
 

@@ -10,8 +10,16 @@ import struct
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
+from reader_fuzz import (
+    CHANGES,
+    CUTS,
+    FUZZ,
+    assert_clips_or_one_line_error,
+    damaged,
+    truncated,
+)
 
 from dtmr.data.clip import Clip
 from dtmr.errors import InputError
@@ -26,7 +34,6 @@ from dtmr.io.pyskl_pickle_reader import (
 )
 from dtmr.release.export import export_library
 
-FUZZ = settings(max_examples=40, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
 NTU_A = "S001C002P003R002A017"
 NTU_B = "S002C001P004R001A005"
 
@@ -336,31 +343,18 @@ def _valid_files() -> dict[str, bytes]:
 VALID = _valid_files()
 
 
-def _check(path, data: bytes) -> None:
-    path.write_bytes(data)
-    try:
-        dataset = read_pyskl_pickle(path)
-    except InputError as exc:
-        assert exc.path == str(path) and "\n" not in str(exc)
-        return
-    assert all(c.topology == "ntu25" and c.num_frames > 0 for c in dataset.clips)
-
-
 @FUZZ
-@given(which=st.sampled_from(sorted(VALID)), cut=st.floats(0, 1))
+@given(which=st.sampled_from(sorted(VALID)), cut=CUTS)
 def test_truncated_files_read_or_fail_cleanly(tmp_path_factory, which, cut):
-    data = VALID[which]
-    _check(tmp_path_factory.mktemp("cut") / "t.pkl", data[: int(len(data) * cut)])
+    path = tmp_path_factory.mktemp("cut") / "t.pkl"
+    assert_clips_or_one_line_error(read_pyskl_pickle, path, truncated(VALID[which], cut))
 
 
 @FUZZ
-@given(which=st.sampled_from(sorted(VALID)),
-       changes=st.lists(st.tuples(st.floats(0, 1, exclude_max=True), st.integers(0, 255)), min_size=1, max_size=4))
+@given(which=st.sampled_from(sorted(VALID)), changes=CHANGES)
 def test_damaged_bytes_read_or_fail_cleanly(tmp_path_factory, which, changes):
-    data = bytearray(VALID[which])
-    for where, value in changes:
-        data[int(where * len(data))] = value
-    _check(tmp_path_factory.mktemp("flip") / "f.pkl", bytes(data))
+    path = tmp_path_factory.mktemp("flip") / "f.pkl"
+    assert_clips_or_one_line_error(read_pyskl_pickle, path, damaged(VALID[which], changes))
 
 
 def _filled(shape, dtype, value) -> np.ndarray:
@@ -385,4 +379,5 @@ def test_wrong_types_shapes_and_values_read_or_fail_cleanly(tmp_path_factory, fi
     annotation = {"frame_dir": "S001C001P001R001A001", "label": 0,
                   "keypoint": np.ones((1, 3, 25, 3), np.float32)} if keep else {}
     annotation.update(fields)
-    _check(tmp_path_factory.mktemp("types") / "w.pkl", pickle.dumps({"annotations": [annotation]}, protocol))
+    assert_clips_or_one_line_error(read_pyskl_pickle, tmp_path_factory.mktemp("types") / "w.pkl",
+                                   pickle.dumps({"annotations": [annotation]}, protocol))
