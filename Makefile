@@ -51,7 +51,7 @@ DTMR := OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 $(BIN)/dtmr
 DEMO_LIBRARY := resources/demo/demo_library.h5
 MODEL_BUILD := build/models
 SYNTHETIC := $(MODEL_BUILD)/synthetic.h5
-DTMR_TRAINING := --split synthetic --preset small --epochs 4,4,3 --quadruplets 1024 --batch 8
+DTMR_TRAINING := --split synthetic --preset small --epochs 4,6,4 --quadruplets 1024 --batch 8 --model-option output_head=kinematic
 
 demo-library: install
 	$(DTMR) data synth -o $(DEMO_LIBRARY) --subjects 10 --actions 12 --repetitions 3 --seed 0
@@ -60,7 +60,7 @@ models: install
 	$(DTMR) data synth -o $(SYNTHETIC) --subjects 40 --actions 12 --repetitions 3 --seed 0
 	$(DTMR) train-recognizer --data $(SYNTHETIC) --split synthetic --task action --out $(MODEL_BUILD)/recognizers --epochs 40
 	$(DTMR) train-recognizer --data $(SYNTHETIC) --split synthetic --task subject --out $(MODEL_BUILD)/recognizers --epochs 40
-	$(DTMR) train --data $(SYNTHETIC) $(DTMR_TRAINING) --beta 0.2 --out $(MODEL_BUILD)/dtmr_b0.2
+	$(DTMR) train --data $(SYNTHETIC) $(DTMR_TRAINING) --beta 0.2 --model-option residual=naive --out $(MODEL_BUILD)/dtmr_b0.2
 	$(DTMR) train --data $(SYNTHETIC) $(DTMR_TRAINING) --beta 1.0 --out $(MODEL_BUILD)/dtmr_b1.0
 	cp $(MODEL_BUILD)/recognizers/action.pt $(MODEL_BUILD)/recognizers/subject.pt resources/models/
 	cp $(MODEL_BUILD)/dtmr_b0.2/model.pt resources/models/dtmr_small_beta0.2.pt

@@ -46,6 +46,9 @@ _PRESET_TABLE: dict[str, tuple[object, object]] = {
 #: the model half of each preset; its training half (epochs, rates, batch) is `dtmr.train.presets.PRESETS`
 PRESET_NAMES = ("paper", "small")
 RESIDUALS = ("source", "naive")
+#: what the decoder's last layer predicts: joint coordinates (the paper) or root + bone directions placed on
+#: the reference's bone lengths by forward kinematics (dtmr/models/kinematic_head.py)
+OUTPUT_HEADS = ("joints", "kinematic")
 
 # Sane bounds of every integer field (each entry of a tuple field), far above both presets: a config comes
 # from a checkpoint, which is untrusted, and `decoder_ffn = 10**9` would ask for terabytes when built.
@@ -76,7 +79,7 @@ def _is_int(value) -> bool:
 def _check_types_and_bounds(config: "DTMRConfig") -> None:
     """TypeError/ValueError naming the field when a value has the wrong type or is outside its sane bound;
     run before anything derived from the sizes (`_check`, the model) is computed."""
-    for name in ("topology", "residual"):
+    for name in ("topology", "residual", "output_head"):
         if not isinstance(getattr(config, name), str):
             raise TypeError(f"invalid DTMRConfig: {name} must be a string, got {getattr(config, name)!r}")
     if config.preset_name is not None and not isinstance(config.preset_name, str):
@@ -140,6 +143,11 @@ class DTMRConfig:
     # (β·D + (1 − β)·naive(src, ref), the source kinematically retargeted to the reference's bone lengths,
     # so that the residual path no longer carries the source's proportions). Not part of the presets.
     residual: str = "source"
+
+    # What the decoder predicts per frame: "joints" (J·3 coordinates, the paper) or "kinematic" (the root and
+    # one direction per bone, placed on the reference's bone lengths: every output frame is a body with the
+    # reference's proportions). Not part of the presets.
+    output_head: str = "joints"
 
     # Factorized decoder.
     decoder_layers: int = 6
@@ -223,6 +231,8 @@ class DTMRConfig:
             problems.append("dropout must be in [0, 1)")
         if self.residual not in RESIDUALS:
             problems.append(f"residual must be one of {', '.join(RESIDUALS)}, got {self.residual!r}")
+        if self.output_head not in OUTPUT_HEADS:
+            problems.append(f"output_head must be one of {', '.join(OUTPUT_HEADS)}, got {self.output_head!r}")
         if problems:
             raise ValueError("invalid DTMRConfig: " + "; ".join(problems))
 
@@ -236,7 +246,8 @@ def variant_label(config: dict, training: dict | None = None) -> str | None:
     is not the paper's, and the loss weights, output adversary learning rate and warmed output critics set
     by `dtmr train --loss-weight` / `--output-adversary-lr` / `--warm-output-critics`, and the training seed
     when it is not the default 0 (`--seed`; two trainings of one setting are otherwise one label), from the
-    checkpoint's `training` record: "small", "paper, naive residual", "small, output_identity_adversary=2",
+    checkpoint's `training` record: "small", "paper, naive residual", "small, naive residual, kinematic output",
+    "small, output_identity_adversary=2",
     "small, output adversary lr 0.001", "small, output critics warmed", "small, training seed 1"; None for a
     config without a preset."""
     preset = config.get("preset_name")
@@ -244,6 +255,8 @@ def variant_label(config: dict, training: dict | None = None) -> str | None:
         return None
     residual = config.get("residual", "source")
     parts = [str(preset)] + ([] if residual == "source" else [f"{residual} residual"])
+    if config.get("output_head", "joints") != "joints":
+        parts.append(f"{config['output_head']} output")
     training = training if isinstance(training, dict) else {}  # a checkpoint's, unchecked
     weights = training.get("loss_weights")
     if isinstance(weights, dict):

@@ -13,7 +13,9 @@ tokens 0..t only. Each of the 6 layers (d = 320, pre-norm residual sublayers):
     g = sigmoid(W_a a + W_i i + b)                        (B, T, d): elementwise over time x channels
     x = x + g * a + (1 - g) * i
     x = x + FFN(LN(x))                                    d -> 2048 -> d, GELU
-    output = Linear(d -> J*3)(LN(x))
+    output = Linear(d -> J*3)(LN(x))                      the joint head (the paper), or
+    output = FK(Linear(d -> 3 + 3(J-1))(LN(x)), L_ref)     the kinematic head: root + bone directions placed on
+                                                          the reference's bone lengths (kinematic_head.py)
 
 Because the identity query/key projections cannot change the output, they do not exist.
 
@@ -34,7 +36,9 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from ..skeleton import Topology
 from .config import DTMRConfig
+from .kinematic_head import KinematicHead
 
 
 @dataclass
@@ -115,9 +119,10 @@ class DecoderLayer(nn.Module):
 
 
 class FactorizedDecoder(nn.Module):
-    def __init__(self, config: DTMRConfig, num_joints: int):
+    def __init__(self, config: DTMRConfig, topology: Topology):
         super().__init__()
         d = config.decoder_dim
+        num_joints = topology.num_joints
         self.frames = config.frames
         self.num_joints = num_joints
         self.heads = config.decoder_heads
@@ -128,19 +133,25 @@ class FactorizedDecoder(nn.Module):
         nn.init.normal_(self.positions, std=0.02)
         self.layers = nn.ModuleList(DecoderLayer(config) for _ in range(config.decoder_layers))
         self.final_norm = nn.LayerNorm(d)
-        self.output = nn.Linear(d, num_joints * 3)
+        self.kinematic = KinematicHead(topology) if config.output_head == "kinematic" else None
+        self.output = nn.Linear(d, num_joints * 3 if self.kinematic is None else self.kinematic.raw_size)
 
     # ------------------------------------------------------------------ building blocks
 
     def memories(self, action_memory: torch.Tensor, identity: torch.Tensor) -> list[LayerMemory]:
         return [layer.memory(action_memory, identity) for layer in self.layers]
 
-    def _project(self, x: torch.Tensor) -> torch.Tensor:
-        """(..., d) -> (..., J*3)."""
-        return self.output(self.final_norm(x))
+    def _project(self, x: torch.Tensor, bone_lengths: torch.Tensor | None) -> torch.Tensor:
+        """(B, ..., d) -> (B, ..., J*3); the kinematic head places its bones on `bone_lengths` (B, J-1)."""
+        raw = self.output(self.final_norm(x))
+        if self.kinematic is None:
+            return raw
+        if bone_lengths is None:
+            raise ValueError("the kinematic output head needs the reference's bone lengths")
+        return self.kinematic(raw, bone_lengths)
 
     def teacher_forced(self, action_memory: torch.Tensor, identity: torch.Tensor,
-                       previous: torch.Tensor) -> torch.Tensor:
+                       previous: torch.Tensor, bone_lengths: torch.Tensor | None = None) -> torch.Tensor:
         """Parallel pass. previous (B, L, J, 3) are the frames fed back, L < frames.
 
         Returns (B, L + 1, J, 3): output t is predicted from the start token and previous[:, :t].
@@ -151,9 +162,10 @@ class FactorizedDecoder(nn.Module):
         x = x + self.positions[: length + 1]
         for layer, memory in zip(self.layers, self.memories(action_memory, identity)):
             x = layer(x, memory)
-        return self._project(x).view(b, length + 1, self.num_joints, 3)
+        return self._project(x, bone_lengths).view(b, length + 1, self.num_joints, 3)
 
-    def generate_cached(self, action_memory: torch.Tensor, identity: torch.Tensor) -> torch.Tensor:
+    def generate_cached(self, action_memory: torch.Tensor, identity: torch.Tensor,
+                        bone_lengths: torch.Tensor | None = None) -> torch.Tensor:
         """Fully autoregressive generation with key/value caches. (B, frames, J, 3). No autograd."""
         b, d = action_memory.shape[0], self.start_token.shape[0]
         memories = self.memories(action_memory, identity)
@@ -163,26 +175,29 @@ class FactorizedDecoder(nn.Module):
         for t in range(self.frames):
             for layer, memory, cache in zip(self.layers, memories, caches):
                 x = layer.step(x, memory, cache, t)
-            frame = self._project(x)  # (B, J*3)
+            frame = self._project(x, bone_lengths)  # (B, J*3)
             out[:, t] = frame
             if t + 1 < self.frames:
                 x = self.input_embedding(frame) + self.positions[t + 1]
         return out.view(b, self.frames, self.num_joints, 3)
 
-    def generate_uncached(self, action_memory: torch.Tensor, identity: torch.Tensor) -> torch.Tensor:
+    def generate_uncached(self, action_memory: torch.Tensor, identity: torch.Tensor,
+                          bone_lengths: torch.Tensor | None = None) -> torch.Tensor:
         """Autoregressive generation that recomputes the whole prefix at every step. (B, frames, J, 3)."""
         b = action_memory.shape[0]
         out = action_memory.new_empty(b, 0, self.num_joints, 3)
         for _ in range(self.frames):
-            step = self.teacher_forced(action_memory, identity, out)[:, -1:]
+            step = self.teacher_forced(action_memory, identity, out, bone_lengths)[:, -1:]
             out = torch.cat([out, step], dim=1)
         return out
 
     # ------------------------------------------------------------------ the decoder as the model uses it
 
     def forward(self, action_memory: torch.Tensor, identity: torch.Tensor, target: torch.Tensor | None = None,
-                teacher_forcing: float = 0.0, use_cache: bool = True) -> torch.Tensor:
-        """(B, T, action_dim), (B, identity_dim) -> (B, frames, J, 3).
+                teacher_forcing: float = 0.0, use_cache: bool = True,
+                bone_lengths: torch.Tensor | None = None) -> torch.Tensor:
+        """(B, T, action_dim), (B, identity_dim) -> (B, frames, J, 3); `bone_lengths` (B, J-1) the reference's
+        (needed by the kinematic head only).
 
         With `target` (B, frames, J, 3), one draw per batch decides: with probability `teacher_forcing`
         the ground truth shifted by one frame is fed back, otherwise the model's own outputs. Own
@@ -194,10 +209,10 @@ class FactorizedDecoder(nn.Module):
         if target is not None and teacher_forcing > 0.0 and (
             teacher_forcing >= 1.0 or torch.rand(()).item() < teacher_forcing
         ):
-            return self.teacher_forced(action_memory, identity, target[:, :-1])
+            return self.teacher_forced(action_memory, identity, target[:, :-1], bone_lengths)
         with torch.no_grad():
             generate = self.generate_cached if use_cache else self.generate_uncached
-            generated = generate(action_memory, identity)
+            generated = generate(action_memory, identity, bone_lengths)
         if not torch.is_grad_enabled():
             return generated
-        return self.teacher_forced(action_memory, identity, generated[:, :-1])
+        return self.teacher_forced(action_memory, identity, generated[:, :-1], bone_lengths)

@@ -4,6 +4,7 @@
     ref (B, 64, J, 3) -> mean pose, bone lengths     -> E_I -> identity        (B, 256)
     D(action memory, identity) -> (B, 64, J, 3), autoregressive (key/value cache at inference)
     release = β·D + (1 − β)·residual(src, ref), residual = src (the paper) or naive(src, ref)
+    with `output_head = "kinematic"`, D places bone directions on ref's mean-pose bone lengths (a body by construction)
 
 The auxiliary heads of training (classifiers, adversaries, discriminator) are built by the trainer
 around `config.action_dim` and `config.identity_dim`; they are not part of this module.
@@ -16,7 +17,7 @@ from torch import nn
 
 from ..skeleton import get_topology
 from .action_encoder import ActionEncoder
-from .baselines.naive import NaiveRetargeter
+from .baselines.naive import NaiveRetargeter, mean_pose_bone_lengths
 from .checkpoint import register_method
 from .config import DTMRConfig
 from .decoder import FactorizedDecoder
@@ -39,7 +40,7 @@ class DisentangledTMR(nn.Module):
         self.beta = float(beta)
         self.action_encoder = ActionEncoder(config, self.topology)
         self.identity_encoder = IdentityEncoder(config, self.topology)
-        self.decoder = FactorizedDecoder(config, self.topology.num_joints)
+        self.decoder = FactorizedDecoder(config, self.topology)
         self.naive = NaiveRetargeter(self.topology) if config.residual == "naive" else None
 
     def _check_clip(self, x: torch.Tensor, what: str) -> None:
@@ -58,19 +59,28 @@ class DisentangledTMR(nn.Module):
         self._check_clip(ref, "reference")
         return self.identity_encoder(ref)
 
+    def body(self, ref: torch.Tensor) -> torch.Tensor | None:
+        """(B, 64, J, 3) reference -> (B, J-1) the bone lengths the kinematic head builds on; None for the
+        joint head, which does not use them."""
+        return None if self.decoder.kinematic is None else mean_pose_bone_lengths(ref, self.topology)
+
     def decode(self, action_memory: torch.Tensor, identity: torch.Tensor, target: torch.Tensor | None = None,
-               teacher_forcing: float = 0.0, use_cache: bool = True) -> torch.Tensor:
-        """-> (B, 64, J, 3). See `FactorizedDecoder.forward` for teacher forcing and caching."""
-        return self.decoder(action_memory, identity, target, teacher_forcing, use_cache)
+               teacher_forcing: float = 0.0, use_cache: bool = True,
+               bone_lengths: torch.Tensor | None = None) -> torch.Tensor:
+        """-> (B, 64, J, 3). See `FactorizedDecoder.forward` for teacher forcing and caching; `bone_lengths`
+        is `body(ref)`."""
+        return self.decoder(action_memory, identity, target, teacher_forcing, use_cache, bone_lengths)
 
     def forward(self, src: torch.Tensor, ref: torch.Tensor, target: torch.Tensor | None = None,
                 teacher_forcing: float = 0.0) -> torch.Tensor:
         """The full retarget (no β blend), optionally teacher-forced towards `target`."""
-        return self.decode(self.encode_action(src), self.encode_identity(ref), target, teacher_forcing)
+        return self.decode(self.encode_action(src), self.encode_identity(ref), target, teacher_forcing,
+                           bone_lengths=self.body(ref))
 
     def retarget(self, src: torch.Tensor, ref: torch.Tensor, use_cache: bool = True) -> torch.Tensor:
         """D(E_A(src), E_I(ref)), (B, 64, J, 3) in the normalized space, decoded autoregressively."""
-        return self.decode(self.encode_action(src), self.encode_identity(ref), use_cache=use_cache)
+        return self.decode(self.encode_action(src), self.encode_identity(ref), use_cache=use_cache,
+                           bone_lengths=self.body(ref))
 
     def residual(self, src: torch.Tensor, ref: torch.Tensor) -> torch.Tensor:
         """What the release blends with D, (B, 64, J, 3): the source, or the source naively retargeted to

@@ -9,7 +9,8 @@ per quadruplet:
 
 and every loss on the output is computed on the β-blend `out = β·D + (1-β)·src` (the decoder learns what
 complements the source; with `config.residual = "naive"`, src is replaced by the source retargeted to the
-identity clip's bone lengths, here and in D*). A cross target is another performance than its source, so
+identity clip's bone lengths, here and in D*; with `config.output_head = "kinematic"` the decoder builds its
+frames on the identity clip's bone lengths). A cross target is another performance than its source, so
 it is first warped onto the source's timing (`alignment.align_to_source`, dynamic time warping on bone
 directions). Teacher forcing feeds the decoder the output it should produce, `D* = (target - (1-β)·src) / β`,
 shifted by one frame; one draw per batch decides (the stage's schedule).
@@ -151,9 +152,11 @@ class GeneratorLoss(nn.Module):
             memory = torch.cat([view(action_features, a) for a, _, _ in DECODE_PAIRS])
             ident = torch.cat([view(identity, i) for _, i, _ in DECODE_PAIRS])
             target_fps = torch.cat([fps[:, t] for _, _, t in DECODE_PAIRS])
-            base = model.residual(src, torch.cat([x[:, i] for _, i, _ in DECODE_PAIRS]))  # src or naive(src, ref)
+            references = torch.cat([x[:, i] for _, i, _ in DECODE_PAIRS])
+            base = model.residual(src, references)  # src or naive(src, ref)
             decoder_target = (target - (1.0 - beta) * base) / beta if beta > 0 else target
-            full = model.decode(memory, ident, decoder_target, teacher_forcing=1.0 if teacher_forced else 0.0)
+            full = model.decode(memory, ident, decoder_target, teacher_forcing=1.0 if teacher_forced else 0.0,
+                                bone_lengths=model.body(references))
             out = blend_release(full, base, beta)
             topo = model.topology
             terms["mse"] = L.mse_loss(out, target)

@@ -43,6 +43,19 @@ def ancestor_bones(topology: Topology) -> np.ndarray:
     return out
 
 
+def mean_pose_bone_lengths(ref: torch.Tensor, topology: Topology) -> torch.Tensor:
+    """(B, T, J, 3) -> (B, J-1) bone lengths of each clip's root-centred mean pose (NaN frames ignored)."""
+    root = topology.root
+    centred = ref - ref[:, :, root : root + 1]
+    valid = torch.isfinite(centred).all(dim=-1, keepdim=True)
+    count = valid.sum(dim=1)
+    mean = torch.where(valid, centred, 0.0).sum(dim=1) / count.clamp(min=1)
+    mean = torch.where(count > 0, mean, torch.nan)
+    children = torch.as_tensor(topology.bone_children, device=ref.device)
+    parents = torch.as_tensor(topology.bone_parents, device=ref.device)
+    return torch.linalg.vector_norm(mean[:, children] - mean[:, parents], dim=-1)
+
+
 class NaiveRetargeter(nn.Module):
     """`naive_retarget` as a retargeter (docs/ARCHITECTURE.md): no parameters, `beta` = 1.
 
@@ -64,15 +77,7 @@ class NaiveRetargeter(nn.Module):
         return {}
 
     def mean_pose_bone_lengths(self, ref: torch.Tensor) -> torch.Tensor:
-        """(B, T, J, 3) -> (B, J-1) bone lengths of each clip's mean pose (NaN frames ignored)."""
-        root = self.topology.root
-        centred = ref - ref[:, :, root : root + 1]
-        valid = torch.isfinite(centred).all(dim=-1, keepdim=True)
-        count = valid.sum(dim=1)
-        mean = torch.where(valid, centred, 0.0).sum(dim=1) / count.clamp(min=1)
-        mean = torch.where(count > 0, mean, torch.nan)
-        vec = mean[:, self.bone_children] - mean[:, self.bone_parents]
-        return torch.linalg.vector_norm(vec, dim=-1)
+        return mean_pose_bone_lengths(ref, self.topology)
 
     def forward(self, src: torch.Tensor, ref: torch.Tensor) -> torch.Tensor:
         vec = src[:, :, self.bone_children] - src[:, :, self.bone_parents]
