@@ -51,7 +51,8 @@ DTMR := OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 $(BIN)/dtmr
 DEMO_LIBRARY := resources/demo/demo_library.h5
 MODEL_BUILD := build/models
 SYNTHETIC := $(MODEL_BUILD)/synthetic.h5
-DTMR_TRAINING := --split synthetic --preset small --epochs 4,6,4 --quadruplets 1024 --batch 8 --model-option output_head=kinematic
+DTMR_TRAINING := --split synthetic --preset small --epochs 4,6,4 --quadruplets 1024 --batch 8 --model-option output_head=kinematic \
+	--loss-weight joint_angle=10 --loss-weight limb_overlap=1000
 
 demo-library: install
 	$(DTMR) data synth -o $(DEMO_LIBRARY) --subjects 10 --actions 12 --repetitions 3 --seed 0

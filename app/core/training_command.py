@@ -24,6 +24,9 @@ from dtmr.train.presets import PRESETS
 #: `--model-option residual=naive` (one of `dtmr.models.config.RESIDUALS`, not imported here: dtmr.models loads
 #: torch, which the Studio imports only when a model is used); the paper's residual is "source"
 NAIVE_RESIDUAL = "naive"
+#: `--model-option output_head=kinematic` (one of `dtmr.models.config.OUTPUT_HEADS`): root + bone directions on
+#: the reference's bone lengths, a body by construction; the paper's head predicts joint coordinates
+KINEMATIC_OUTPUT = "kinematic"
 #: `dtmr train --method` choices and their names; the first is `dtmr train`'s default
 METHODS = {"dtmr": "DisentangledTMR", "dmr": "DMR", "pmr": "PMR"}
 DEFAULT_METHOD = "dtmr"
@@ -75,6 +78,7 @@ class TrainingConfig:
     quadruplets: int | None = None
     seed: int | None = None
     naive_residual: bool = False
+    kinematic_output: bool = False
     warm_output_critics: bool = False
     output_adversary_lr: float | None = None
     #: (term, weight) pairs, `--loss-weight TERM=W` each
@@ -137,6 +141,8 @@ def training_arguments(config: TrainingConfig) -> list[str]:
             args += [flag, f"{rate:g}"]
     if config.naive_residual:
         args += ["--model-option", f"residual={NAIVE_RESIDUAL}"]
+    if config.kinematic_output:
+        args += ["--model-option", f"output_head={KINEMATIC_OUTPUT}"]
     if config.warm_output_critics:
         args.append("--warm-output-critics")
     for term, weight in config.loss_weights:

@@ -161,6 +161,10 @@ class TrainerTab(QWidget):
         self.naive_residual_box = QCheckBox("naive")
         self.naive_residual_box.setToolTip("--model-option residual=naive: blend the decoder output with the source "
                                            "retargeted to the reference's bone lengths instead of the source itself")
+        self.kinematic_output_box = QCheckBox("kinematic")
+        self.kinematic_output_box.setToolTip("--model-option output_head=kinematic: the decoder predicts the root and "
+                                             "bone directions, placed on the reference's bone lengths (a body by "
+                                             "construction; the bundled models use it)")
         self.warm_critics_box = QCheckBox("warm in stage 2")
         self.warm_critics_box.setToolTip("--warm-output-critics: train the output critics already in stage 2")
         self.adversary_lr_box = QDoubleSpinBox()
@@ -213,6 +217,7 @@ class TrainerTab(QWidget):
         form.addRow("Quadruplets", self.quadruplets_box)
         form.addRow("Seed", self.seed_box)
         form.addRow("Residual", self.naive_residual_box)
+        form.addRow("Output head", self.kinematic_output_box)
         form.addRow("Output critics", self.warm_critics_box)
         form.addRow("Output adversary lr", self.adversary_lr_box)
         form.addRow("Loss weights", self.loss_weights_edit)
@@ -310,7 +315,8 @@ class TrainerTab(QWidget):
                 widget.setEnabled(dtmr)
 
     def _dtmr_widgets(self) -> list[QWidget]:
-        return [self.preset_box, self.beta_box, *self.epoch_boxes, self.naive_residual_box, self.warm_critics_box,
+        return [self.preset_box, self.beta_box, *self.epoch_boxes, self.naive_residual_box, self.kinematic_output_box,
+                self.warm_critics_box,
                 self.adversary_lr_box, self.loss_weights_edit]
 
     def set_library(self, path: str | Path, metadata) -> None:
@@ -358,6 +364,7 @@ class TrainerTab(QWidget):
             quadruplets=self.quadruplets_box.value() or None,
             seed=None if self.seed_box.value() == DEFAULT_SEED else self.seed_box.value(),
             naive_residual=dtmr and self.naive_residual_box.isChecked(),
+            kinematic_output=dtmr and self.kinematic_output_box.isChecked(),
             warm_output_critics=dtmr and self.warm_critics_box.isChecked(),
             output_adversary_lr=(self.adversary_lr_box.value() or None) if dtmr else None,
             loss_weights=parse_loss_weights(self.loss_weights_edit.text()) if dtmr else (),
@@ -369,7 +376,7 @@ class TrainerTab(QWidget):
         """Every field and browse button: locked while a run is running."""
         return [self.data_edit, self.data_button, self.split_box, self.method_box, self.preset_box, self.beta_box, *self.epoch_boxes,
                 self.batch_box, self.lr_box, self.quadruplets_box, self.seed_box, self.naive_residual_box,
-                self.warm_critics_box, self.adversary_lr_box, self.loss_weights_edit, self.device_box,
+                self.kinematic_output_box, self.warm_critics_box, self.adversary_lr_box, self.loss_weights_edit, self.device_box,
                 self.out_edit, self.out_button]
 
     # --- running -------------------------------------------------------------------------------------

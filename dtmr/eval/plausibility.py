@@ -7,8 +7,9 @@ Six components, each per frame ((T,) arrays in `PlausibilityScore.frames`) and p
   (then it measures bones that stretch and shrink over time);
 * ``joint_angle`` (degrees): the largest excess over the elbow and knee limits of
   `dtmr.skeleton.joint_limits` (a knee bent backwards, a forearm folded through the upper arm);
-* ``self_intersection`` (m): the deepest overlap of two non-adjacent limb capsules (forearms and shins of
-  `LIMB_RADIUS` against the torso of `TORSO_RADIUS`, the two shins, each thigh against the other shin);
+* ``self_intersection`` (m): the deepest overlap of two non-adjacent limb capsules
+  (`dtmr.skeleton.joint_limits.capsule_pairs`: forearms against the torso, the two shins, each thigh against
+  the other shin);
 * ``foot_sliding`` (m/s): mean speed along the floor of the contact joints on their contact frames
   (`dtmr.skeleton.contact`, floor plane fitted to the clip);
 * ``ground_penetration`` (m): how far the lowest contact joint is below the clip's floor plane (the plane
@@ -35,7 +36,7 @@ from ..data.clip import Clip
 from ..skeleton.contact import sliding_speeds
 from ..skeleton.floor import fit_floor
 from ..skeleton.geometry import bone_lengths
-from ..skeleton.joint_limits import hinge_violations, limbs
+from ..skeleton.joint_limits import capsule_depths, hinge_violations
 from ..skeleton.topology import Topology, get_topology
 
 COMPONENTS = ("bone_error", "joint_angle", "self_intersection", "foot_sliding", "ground_penetration", "jerk")
@@ -47,8 +48,6 @@ THRESHOLDS = MappingProxyType({
     "ground_penetration": 0.02,
     "jerk": 1000.0,
 })
-LIMB_RADIUS = 0.03  # m, half the thickness of a forearm or a shin, less a margin for tracking noise
-TORSO_RADIUS = 0.08  # m, half the depth of a torso, less the same margin
 PENETRATION_TOLERANCE = 0.02  # m
 
 
@@ -78,45 +77,11 @@ class PlausibilityScore:
         return out
 
 
-def _segment_distances(p0: np.ndarray, p1: np.ndarray, q0: np.ndarray, q1: np.ndarray) -> np.ndarray:
-    """(...,) closest distance between segments p0-p1 and q0-q1, all (..., 3)."""
-    d1, d2, r = p1 - p0, q1 - q0, p0 - q0
-    a, e = np.sum(d1 * d1, -1), np.sum(d2 * d2, -1)
-    b, c, f = np.sum(d1 * d2, -1), np.sum(d1 * r, -1), np.sum(d2 * r, -1)
-    denom = a * e - b * b
-    with np.errstate(invalid="ignore", divide="ignore"):
-        s = np.where(denom > 1e-12, np.clip((b * f - c * e) / denom, 0.0, 1.0), 0.0)
-        t = np.where(e > 1e-12, (b * s + f) / e, 0.0)
-        s = np.where(t < 0, np.where(a > 1e-12, np.clip(-c / a, 0, 1), 0.0), np.where(t > 1, np.where(a > 1e-12, np.clip((b - c) / a, 0, 1), 0.0), s))
-        t = np.clip(t, 0.0, 1.0)
-    return np.linalg.norm(p0 + d1 * s[..., None] - q0 - d2 * t[..., None], axis=-1)
-
-
-def _capsule_pairs(topology: Topology) -> list[tuple[tuple[int, int] | str, tuple[int, int] | str, float]]:
-    """(segment, segment, radius sum); a segment is (joint, joint) or "torso" (mid-hips to mid-shoulders)."""
-    left_arm, right_arm, left_leg, right_leg = limbs(topology)
-    forearm = [(arm.hinge, arm.lower) for arm in (left_arm, right_arm)]
-    shin = [(leg.hinge, leg.lower) for leg in (left_leg, right_leg)]
-    thigh = [(leg.upper, leg.hinge) for leg in (left_leg, right_leg)]
-    pairs = [(f, "torso", LIMB_RADIUS + TORSO_RADIUS) for f in forearm]
-    pairs.append((shin[0], shin[1], 2 * LIMB_RADIUS))
-    pairs += [(thigh[0], shin[1], 2 * LIMB_RADIUS), (thigh[1], shin[0], 2 * LIMB_RADIUS)]
-    return pairs
-
-
 def self_intersection(joints: np.ndarray, topology: str | Topology) -> np.ndarray:
-    """(T,) deepest overlap (m) of the limb capsules of `_capsule_pairs` on each frame (0 when none)."""
-    topo = get_topology(topology)
-    joints = np.asarray(joints, dtype=np.float64)
-    left_arm, right_arm, left_leg, right_leg = limbs(topo)
-    ends = {"torso": ((joints[:, left_leg.upper] + joints[:, right_leg.upper]) / 2,
-                      (joints[:, left_arm.upper] + joints[:, right_arm.upper]) / 2)}
-    depth = []
-    for first, second, radii in _capsule_pairs(topo):
-        p0, p1 = ends[first] if first == "torso" else (joints[:, first[0]], joints[:, first[1]])
-        q0, q1 = ends[second] if second == "torso" else (joints[:, second[0]], joints[:, second[1]])
-        depth.append(radii - _segment_distances(p0, p1, q0, q1))
-    return np.maximum(np.max(np.stack(depth, axis=-1), axis=-1), 0.0)
+    """(T,) deepest overlap (m) of the limb capsules of `capsule_pairs` on each frame (0 when none)."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        depths = capsule_depths(np.asarray(joints, dtype=np.float64), topology, np)
+    return np.maximum(np.max(depths, axis=-1), 0.0)
 
 
 def _jerk(joints: np.ndarray, fps: float) -> np.ndarray:

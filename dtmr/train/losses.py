@@ -53,6 +53,10 @@ STAGE2_WEIGHTS: Mapping[str, float] = MappingProxyType({
     "smoothness": 0.1,
     "foot_contact": 1.0,
     "joint_range": 1.0,
+    # ours, off unless asked for (`--loss-weight joint_angle=10 --loss-weight limb_overlap=1000`; the bundled
+    # models use them): hinge limits and limb capsules of `dtmr.train.body_losses`
+    "joint_angle": 0.0,
+    "limb_overlap": 0.0,
 })
 # The paper does not publish stage-3 weights; these are our choice (docs/losses.md).
 STAGE3_ADDITIONS: Mapping[str, float] = MappingProxyType({

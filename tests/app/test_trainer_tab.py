@@ -115,13 +115,15 @@ def test_changed_fields_and_the_best_settings_options_reach_the_command(tab):
     tab.quadruplets_box.setValue(1024)
     tab.seed_box.setValue(2)
     tab.naive_residual_box.setChecked(True)
+    tab.kinematic_output_box.setChecked(True)
     tab.warm_critics_box.setChecked(True)
     tab.adversary_lr_box.setValue(1e-3)
     tab.loss_weights_edit.setText("output_identity_adversary=1, output_action_ce=0")
     args = " ".join(training_arguments(tab.form_config(resume=False)))
     assert "--preset paper" in args and "--epochs 20,8,20 " in args and "--batch" not in args
     assert "--lr 0.001 " in args and "--quadruplets 1024 " in args and "--seed 2 " in args
-    assert "--model-option residual=naive" in args and "--warm-output-critics" in args
+    assert "--model-option residual=naive --model-option output_head=kinematic" in args
+    assert "--warm-output-critics" in args
     assert "--output-adversary-lr 0.001" in args
     assert "--loss-weight output_identity_adversary=1.0 --loss-weight output_action_ce=0.0" in args
 

@@ -5,7 +5,12 @@ import sys
 
 import pytest
 
-from app.core.training_command import TrainingConfig, parse_loss_weights, training_arguments, training_command
+from app.core.training_command import (
+    TrainingConfig,
+    parse_loss_weights,
+    training_arguments,
+    training_command,
+)
 from app.state.training import TrainingProgress
 from dtmr.train.progress import ProgressEvent
 
@@ -56,13 +61,13 @@ def test_settings_left_unset_are_left_to_dtmr_train(tmp_path):
 
 
 def test_the_options_of_the_best_settings_become_flags(tmp_path):
-    c = config(tmp_path, quadruplets=1024, seed=1, naive_residual=True, warm_output_critics=True,
-               output_adversary_lr=1e-3, loss_weights=(("output_action_ce", 0.0), ("output_identity_adversary", 1.5)))
+    c = config(tmp_path, quadruplets=1024, seed=1, naive_residual=True, kinematic_output=True,
+               warm_output_critics=True, output_adversary_lr=1e-3, loss_weights=(("output_action_ce", 0.0), ("output_identity_adversary", 1.5)))
     c.validate()
     args = training_arguments(c)
     tail = " ".join(args[args.index("-") + 1:])
     assert tail == ("--epochs 1,2,3 --batch 16 --quadruplets 1024 --seed 1 --lr 0.0005 --output-adversary-lr 0.001 "
-                    "--model-option residual=naive --warm-output-critics --loss-weight output_action_ce=0.0 "
+                    "--model-option residual=naive --model-option output_head=kinematic --warm-output-critics --loss-weight output_action_ce=0.0 "
                     "--loss-weight output_identity_adversary=1.5")
 
 

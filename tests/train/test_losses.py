@@ -38,7 +38,7 @@ def test_weight_tables_are_those_of_the_design():
     }
     assert dict(L.STAGE2_WEIGHTS) == {
         "mse": 1.0, "end_effector": 2.0, "bone": 1.0, "velocity": 0.2, "smoothness": 0.1,
-        "foot_contact": 1.0, "joint_range": 1.0,
+        "foot_contact": 1.0, "joint_range": 1.0, "joint_angle": 0.0, "limb_overlap": 0.0,
     }
     stage3 = L.STAGE3_WEIGHTS
     assert set(L.STAGE1_WEIGHTS) | set(L.STAGE2_WEIGHTS) | set(L.STAGE3_ADDITIONS) == set(stage3)
