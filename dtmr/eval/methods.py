@@ -1,8 +1,8 @@
 """The methods the protocol compares, behind one call: `anonymize(clips, references, seed) -> clips`.
 
 raw (the clips themselves), Gaussian joint noise, the naive kinematic retarget, and any checkpoint
-(DisentangledTMR at some β, DMR, PMR) through `Anonymizer`. Outputs are in each source's own space and
-length.
+(DisentangledTMR at some β, DMR, PMR, a fitted re-timing or k-same file) through `Anonymizer`. Outputs are in
+each source's own space and length.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from pathlib import Path
 from ..data.clip import Clip
 
 PARAMETER_FREE = ("raw", "noise", "naive")
-METHOD_ORDER = ("raw", "noise", "naive", "dmr", "pmr", "dtmr")
+METHOD_ORDER = ("raw", "noise", "naive", "retime", "retime-naive", "ksame", "dmr", "pmr", "dtmr")
 NOISE_SIGMA = 0.05  # m, as in the calibration table of DESIGN §5
 
 
@@ -23,16 +23,19 @@ class EvalMethod:
     method: str  # one of METHOD_ORDER
     beta: float | None = None
     checkpoint: str | None = None
-    variant: str | None = None  # DisentangledTMR's preset and residual (`variant_label`), told apart in tables
+    # DisentangledTMR's preset and residual (`variant_label`), k-same's k (`describe_motion_model`): told apart
+    # in tables
+    variant: str | None = None
     _anonymizer: object = field(default=None, repr=False)
 
     @property
     def label(self) -> str:
         names = {"raw": "raw", "noise": f"noise {NOISE_SIGMA * 100:.0f} cm", "naive": "naive retarget",
+                 "retime": "re-timing", "retime-naive": "re-timing + naive", "ksame": "k-same",
                  "dmr": "DMR", "pmr": "PMR", "dtmr": "DisentangledTMR"}
         name = names[self.method]
         if self.method != "dtmr" or self.beta is None:
-            return name
+            return name + (f" {self.variant}" if self.variant else "")
         return f"{name} β={self.beta:g}" + (f" {self.variant}" if self.variant else "")
 
     def anonymize(self, clips: Sequence[Clip], references: Sequence[Clip], seed: int) -> list[Clip]:
@@ -62,9 +65,12 @@ def checkpoint_method(path: str | Path, device=None) -> EvalMethod:
     on `device` (default: CUDA when available)."""
     from ..models.anonymizer import Anonymizer
     from ..models.config import variant_label
+    from ..models.motion import describe_motion_model
 
     anonymizer = Anonymizer.from_checkpoint(path, device=device)
     beta = anonymizer.beta if anonymizer.method == "dtmr" else None
-    # None for DMR and PMR (no preset)
-    variant = variant_label(anonymizer.model.config_dict(), anonymizer.checkpoint.get("training"))
+    # None for DMR, PMR and re-timing (no preset, nothing to tell apart)
+    config = anonymizer.model.config_dict()
+    variant = variant_label(config, anonymizer.checkpoint.get("training")) \
+        or describe_motion_model(anonymizer.method, config)
     return EvalMethod(anonymizer.method, beta, str(path), variant, anonymizer)

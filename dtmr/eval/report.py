@@ -58,7 +58,8 @@ LEGEND_TWO_COLUMNS_UP_TO = 40
 SAME_PROTOCOL = ("settings", "evaluator_epochs", "evaluator_weights", "data", "chance")
 #: keys that runs before 2026-12-01 did not record: compared only when both runs have them
 RECORDED_SINCE_2026_12_01 = frozenset({"evaluator_weights"})
-METHOD_ORDER = {"raw": 0, "noise": 1, "naive": 2, "dmr": 3, "pmr": 4, "dtmr": 5}
+METHOD_ORDER = {"raw": 0, "noise": 1, "naive": 2, "retime": 3, "retime-naive": 4, "ksame": 5, "dmr": 6, "pmr": 7,
+                "dtmr": 8}
 
 
 def row_order(row: dict) -> tuple:

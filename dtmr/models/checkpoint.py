@@ -31,6 +31,7 @@ from torch import nn
 from ..errors import CheckpointError
 from ..io.atomic import atomic_write
 from ..skeleton import get_topology
+
 # the header half (layout, untrusted load, header) lives in checkpoint_header, which imports torch lazily
 from .checkpoint_header import (  # noqa: F401 - re-exported: callers import them from here
     FORMAT,
@@ -43,11 +44,10 @@ from .checkpoint_header import (  # noqa: F401 - re-exported: callers import the
     validate_checkpoint,
 )
 
-
 Builder = Callable[[dict], nn.Module]
 _BUILDERS: dict[str, Builder] = {}
 #: Modules that call `register_method` when imported (a missing one is skipped).
-_PROVIDERS = ("dtmr.models.dtmr", "dtmr.models.baselines")
+_PROVIDERS = ("dtmr.models.dtmr", "dtmr.models.baselines", "dtmr.models.motion")
 
 
 def register_method(name: str, builder: Builder) -> None:

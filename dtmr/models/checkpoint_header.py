@@ -60,7 +60,8 @@ def load_untrusted(path: Path, device, *, mmap: bool):
 RECOGNIZER_METHOD = "sgn"
 #: how model lists name a method
 METHOD_NAMES = {"dtmr": "DisentangledTMR", "disentangledtmr": "DisentangledTMR", "dmr": "DMR", "pmr": "PMR",
-                "naive": "Naive retarget", "noise": "Noise", "sgn": "SGN"}
+                "naive": "Naive retarget", "noise": "Noise", "retime": "Re-timing", "retime-naive": "Re-timing + naive",
+                "ksame": "k-same motion", "sgn": "SGN"}
 
 
 @dataclass(frozen=True)

@@ -45,7 +45,9 @@ _PRESET_TABLE: dict[str, tuple[object, object]] = {
 }
 #: the model half of each preset; its training half (epochs, rates, batch) is `dtmr.train.presets.PRESETS`
 PRESET_NAMES = ("paper", "small")
-RESIDUALS = ("source", "naive")
+#: what the release blends D with (`DisentangledTMR.residual`); the "retimed" ones need action templates
+RESIDUALS = ("source", "naive", "retimed", "retimed-naive")
+RETIMED_RESIDUALS = ("retimed", "retimed-naive")
 #: what the decoder's last layer predicts: joint coordinates (the paper) or root + bone directions placed on
 #: the reference's bone lengths by forward kinematics (dtmr/models/kinematic_head.py)
 OUTPUT_HEADS = ("joints", "kinematic")
@@ -76,7 +78,7 @@ def _is_int(value) -> bool:
     return not isinstance(value, bool)
 
 
-def _check_types_and_bounds(config: "DTMRConfig") -> None:
+def _check_types_and_bounds(config: DTMRConfig) -> None:
     """TypeError/ValueError naming the field when a value has the wrong type or is outside its sane bound;
     run before anything derived from the sizes (`_check`, the model) is computed."""
     for name in ("topology", "residual", "output_head"):
@@ -141,7 +143,10 @@ class DTMRConfig:
 
     # What the release blends the decoder's output with: "source" (the paper: β·D + (1 − β)·src) or "naive"
     # (β·D + (1 − β)·naive(src, ref), the source kinematically retargeted to the reference's bone lengths,
-    # so that the residual path no longer carries the source's proportions). Not part of the presets.
+    # so that the residual path no longer carries the source's proportions), "retimed" or "retimed-naive" (the
+    # source or its naive retarget warped onto its action's template timing, dtmr/models/motion/retime.py, so
+    # that it no longer carries the source's rhythm either; the model then holds the templates, fitted on its
+    # training split). Not part of the presets.
     residual: str = "source"
 
     # What the decoder predicts per frame: "joints" (J·3 coordinates, the paper) or "kinematic" (the root and
@@ -165,7 +170,7 @@ class DTMRConfig:
     # ------------------------------------------------------------------ construction
 
     @classmethod
-    def preset(cls, name: str, topology: str | Topology = "ntu25", **overrides) -> "DTMRConfig":
+    def preset(cls, name: str, topology: str | Topology = "ntu25", **overrides) -> DTMRConfig:
         """The named preset ("paper" or "small") for `topology`, with optional field overrides."""
         if name not in PRESET_NAMES:
             raise ValueError(f"unknown preset {name!r} (known: {', '.join(PRESET_NAMES)})")
@@ -183,7 +188,7 @@ class DTMRConfig:
         return out
 
     @classmethod
-    def from_dict(cls, values: dict) -> "DTMRConfig":
+    def from_dict(cls, values: dict) -> DTMRConfig:
         """Inverse of `to_dict`; unknown keys raise ValueError naming them."""
         known = {f.name for f in dataclasses.fields(cls)}
         unknown = sorted(set(values) - known)

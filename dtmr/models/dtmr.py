@@ -3,7 +3,8 @@
     src (B, 64, J, 3) -> motion features (B, 64, J, 9) -> E_A -> action memory (B, 64, 768)
     ref (B, 64, J, 3) -> mean pose, bone lengths     -> E_I -> identity        (B, 256)
     D(action memory, identity) -> (B, 64, J, 3), autoregressive (key/value cache at inference)
-    release = β·D + (1 − β)·residual(src, ref), residual = src (the paper) or naive(src, ref)
+    release = β·D + (1 − β)·residual(src, ref), residual = src (the paper), naive(src, ref), or either re-timed
+              onto its action's template (`config.residual`; the re-timed ones hold a `TemplateBank`)
     with `output_head = "kinematic"`, D places bone directions on ref's mean-pose bone lengths (a body by construction)
 
 The auxiliary heads of training (classifiers, adversaries, discriminator) are built by the trainer
@@ -19,10 +20,12 @@ from ..skeleton import get_topology
 from .action_encoder import ActionEncoder
 from .baselines.naive import NaiveRetargeter, mean_pose_bone_lengths
 from .checkpoint import register_method
-from .config import DTMRConfig
+from .config import RETIMED_RESIDUALS, DTMRConfig
 from .decoder import FactorizedDecoder
 from .features import motion_features
 from .identity_encoder import IdentityEncoder
+from .motion.retime import Retimer
+from .motion.templates import TemplateBank
 
 #: β recommended by the paper (one model is trained per β; see DESIGN §3)
 DEFAULT_BETA = 0.2
@@ -31,10 +34,16 @@ DEFAULT_BETA = 0.2
 class DisentangledTMR(nn.Module):
     method = "dtmr"
 
-    def __init__(self, config: DTMRConfig, beta: float = DEFAULT_BETA):
+    def __init__(self, config: DTMRConfig, beta: float = DEFAULT_BETA, templates: TemplateBank | None = None):
+        """`templates`: the action templates of the training split (`TemplateBank.fit`), which a "retimed"
+        residual needs and every other residual refuses."""
         super().__init__()
         if not 0.0 <= beta <= 1.0:
             raise ValueError(f"beta must be in [0, 1], got {beta}")
+        if (templates is not None) != (config.residual in RETIMED_RESIDUALS):
+            raise ValueError(f"the {config.residual!r} residual "
+                             + ("re-times onto action templates: pass them (TemplateBank.fit on the training clips)"
+                                if templates is None else "takes no action templates"))
         self.config = config
         self.topology = get_topology(config.topology)
         self.beta = float(beta)
@@ -42,6 +51,8 @@ class DisentangledTMR(nn.Module):
         self.identity_encoder = IdentityEncoder(config, self.topology)
         self.decoder = FactorizedDecoder(config, self.topology)
         self.naive = NaiveRetargeter(self.topology) if config.residual == "naive" else None
+        self.retimer = None if templates is None else Retimer(self.topology, templates,
+                                                              naive=config.residual == "retimed-naive")
 
     def _check_clip(self, x: torch.Tensor, what: str) -> None:
         expected = (self.config.frames, self.topology.num_joints, 3)
@@ -82,9 +93,18 @@ class DisentangledTMR(nn.Module):
         return self.decode(self.encode_action(src), self.encode_identity(ref), use_cache=use_cache,
                            bone_lengths=self.body(ref))
 
+    @property
+    def retimes(self) -> bool:
+        """True when the residual has its action template's timing, not the source's (so must the targets)."""
+        return self.retimer is not None
+
     def residual(self, src: torch.Tensor, ref: torch.Tensor) -> torch.Tensor:
         """What the release blends with D, (B, 64, J, 3): the source, or the source naively retargeted to
-        the reference's bone lengths (`config.residual`)."""
+        the reference's bone lengths, or either re-timed onto its nearest action template (`config.residual`;
+        the template is always chosen by nearest neighbour, in training as in a release, where labels are
+        not passed)."""
+        if self.retimer is not None:
+            return self.retimer(src, ref)
         return src if self.naive is None else self.naive(src, ref)
 
     def config_dict(self) -> dict:
@@ -106,7 +126,10 @@ class DisentangledTMR(nn.Module):
 
 def _build_from_checkpoint(checkpoint: dict) -> DisentangledTMR:
     beta = checkpoint.get("beta")
-    return DisentangledTMR(DTMRConfig.from_dict(checkpoint["config"]), beta=DEFAULT_BETA if beta is None else beta)
+    config = DTMRConfig.from_dict(checkpoint["config"])
+    templates = TemplateBank.from_state_dict(config.topology, checkpoint["state_dict"], "retimer.bank.") \
+        if config.residual in RETIMED_RESIDUALS else None
+    return DisentangledTMR(config, beta=DEFAULT_BETA if beta is None else beta, templates=templates)
 
 
 register_method("dtmr", _build_from_checkpoint)

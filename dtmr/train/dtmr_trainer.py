@@ -12,8 +12,10 @@ complements the source; with `config.residual = "naive"`, src is replaced by the
 identity clip's bone lengths, here and in D*; with `config.output_head = "kinematic"` the decoder builds its
 frames on the identity clip's bone lengths). A cross target is another performance than its source, so
 it is first warped onto the source's timing (`alignment.align_to_source`, dynamic time warping on bone
-directions). Teacher forcing feeds the decoder the output it should produce, `D* = (target - (1-β)·src) / β`,
-shifted by one frame; one draw per batch decides (the stage's schedule).
+directions); with a re-timed residual (`config.residual = "retimed"` or "retimed-naive") every target is
+warped onto the residual's timing instead, the action template's, which the release has. Teacher forcing
+feeds the decoder the output it should produce, `D* = (target - (1-β)·src) / β`, shifted by one frame; one
+draw per batch decides (the stage's schedule).
 
 Stage 1 (decoder frozen): action CE, identity CE, SupCon, KL(identity adversary || uniform),
 orthogonality, cross-correlation. Stage 2: reconstruction terms; encoders at 1 % of the base rate.
@@ -39,17 +41,25 @@ from ..data.label_set import record_label_set
 from ..data.quadruplets import QuadrupletSampler
 from ..errors import DtmrError
 from ..models.checkpoint import save_checkpoint
-from ..models.config import DTMRConfig
+from ..models.config import RETIMED_RESIDUALS, DTMRConfig
 from ..models.dtmr import DisentangledTMR
 from ..models.interface import blend_release
+from ..models.motion.templates import TemplateBank
+from . import body_losses
 from . import losses as L
 from .alignment import align_to_source
 from .data import TrainingData
 from .distributed import DistributedContext
 from .heads import AuxiliaryHeads, Critics
 from .loop import EpochTrainer, epoch_rng
+from .presets import (
+    DEFAULT_BETA,
+    DEFAULT_PRESET,
+    DEFAULT_SEED,
+    PRESETS,
+    quadruplets_per_epoch,
+)
 from .progress import EventWriter
-from .presets import DEFAULT_BETA, DEFAULT_PRESET, DEFAULT_SEED, PRESETS, quadruplets_per_epoch
 from .schedules import StageSpec, dtmr_stages, per_batch_teacher_forcing
 
 #: quadruplet roles (dtmr/data/quadruplets.py): x[:, 0] = (P1,A1), 1 = (P1,A2), 2 = (P2,A1), 3 = (P2,A2)
@@ -57,7 +67,8 @@ from .schedules import StageSpec, dtmr_stages, per_batch_teacher_forcing
 DECODE_PAIRS = ((0, 3, 2), (3, 0, 1), (0, 1, 0), (3, 2, 3))
 CROSS_PAIRS = 2
 #: stage-2 terms, computed on the blended output against the target
-RECONSTRUCTION_TERMS = ("mse", "end_effector", "bone", "velocity", "smoothness", "foot_contact", "joint_range")
+RECONSTRUCTION_TERMS = ("mse", "end_effector", "bone", "velocity", "smoothness", "foot_contact", "joint_range",
+                        "joint_angle", "limb_overlap")
 
 
 @dataclass
@@ -147,13 +158,16 @@ class GeneratorLoss(nn.Module):
 
             src = torch.cat([x[:, a] for a, _, _ in DECODE_PAIRS])  # (4B, 64, J, 3), pair-major
             target = torch.cat([x[:, t] for _, _, t in DECODE_PAIRS])
-            cross = slice(0, CROSS_PAIRS * b)  # the self pairs' targets are their sources
-            target[cross] = align_to_source(target[cross], src[cross], model.topology)
+            references = torch.cat([x[:, i] for _, i, _ in DECODE_PAIRS])
+            base = model.residual(src, references)  # src, naive(src, ref), or either re-timed
+            if model.retimes:  # the release has the template's timing: every target is warped onto it
+                target = align_to_source(target, base, model.topology)
+            else:
+                cross = slice(0, CROSS_PAIRS * b)  # the self pairs' targets are their sources
+                target[cross] = align_to_source(target[cross], src[cross], model.topology)
             memory = torch.cat([view(action_features, a) for a, _, _ in DECODE_PAIRS])
             ident = torch.cat([view(identity, i) for _, i, _ in DECODE_PAIRS])
             target_fps = torch.cat([fps[:, t] for _, _, t in DECODE_PAIRS])
-            references = torch.cat([x[:, i] for _, i, _ in DECODE_PAIRS])
-            base = model.residual(src, references)  # src or naive(src, ref)
             decoder_target = (target - (1.0 - beta) * base) / beta if beta > 0 else target
             full = model.decode(memory, ident, decoder_target, teacher_forcing=1.0 if teacher_forced else 0.0,
                                 bone_lengths=model.body(references))
@@ -166,6 +180,8 @@ class GeneratorLoss(nn.Module):
             terms["smoothness"] = L.smoothness_loss(out, target)
             terms["foot_contact"] = L.foot_contact_loss(out, target, topo, target_fps)
             terms["joint_range"] = L.joint_range_loss(out, target, topo)
+            terms["joint_angle"] = body_losses.joint_angle_loss(out, topo)
+            terms["limb_overlap"] = body_losses.limb_overlap_loss(out, topo)
             saved.update(out=out.detach(), real=clips, real_actions=act,
                          source_actions=torch.cat([actions[:, a] for a, _, _ in DECODE_PAIRS]),
                          source_subjects=torch.cat([subjects[:, a] for a, _, _ in DECODE_PAIRS]))
@@ -221,7 +237,10 @@ class DTMRTrainer(EpochTrainer):
             model_config = DTMRConfig.preset(config.preset, data.topology, **config.model_overrides)
         except (TypeError, ValueError) as exc:
             raise DtmrError(f"invalid model options {config.model_overrides}: {exc}") from None
-        self.model = DisentangledTMR(model_config, beta=config.beta).to(ctx.device)
+        # a re-timed residual warps onto the action templates of the training half (dtmr/models/motion)
+        templates = TemplateBank.fit(data.topology, data.train.joints, data.train.actions) \
+            if model_config.residual in RETIMED_RESIDUALS else None
+        self.model = DisentangledTMR(model_config, beta=config.beta, templates=templates).to(ctx.device)
         n_subjects, n_actions = len(data.subject_labels), len(data.action_labels)
         joints = self.model.topology.num_joints
         self.heads = AuxiliaryHeads(model_config.action_dim, model_config.identity_dim, joints, n_actions,

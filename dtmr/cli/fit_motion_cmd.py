@@ -1,0 +1,74 @@
+"""`dtmr fit-motion-model --data LIB --split S --method retime|retime-naive|ksame -o FILE.pt`: fit a motion
+anonymizer (docs/motion_anonymizers.md) on the training half of a split.
+
+The file is a checkpoint like a trained model's (method, settings, data set, metrics; the action templates and,
+for k-same, the pool instead of weights): `dtmr anonymize --model`, `dtmr evaluate --model` and the Studio load it
+as they load any retargeter. The metrics record how often the nearest template names the action of a test clip:
+the action an unlabelled source is treated as.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from .arguments import positive_int
+
+#: `dtmr.models.motion.MOTION_METHODS`, spelled out so that building the parser does not import torch
+METHODS = ("retime", "retime-naive", "ksame")
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("fit-motion-model", help="fit a re-timing or k-same motion anonymizer on a split",
+                       description="Fit a motion anonymizer on the training half of --split: the medoid template of "
+                                   "every action (re-timing), and for k-same also the pool of training clips.")
+    p.add_argument("--data", required=True, help="the clips (any clip source: .h5 library, .npz, folder)")
+    p.add_argument("--split", required=True, help="a named split (dtmr/data/splits.py); its training half is used")
+    p.add_argument("--method", choices=METHODS, required=True,
+                   help="retime: the source's poses on its action's template timing; retime-naive: the same on "
+                        "the reference's bone lengths; ksame: the time-aligned mean of the source and k-1 clips "
+                        "of other subjects, on the reference's bone lengths")
+    p.add_argument("--k", type=positive_int, default=2, help="k-same: clips per average (default 2; the issue "
+                                                             "measures 2, 3, 5, 8)")
+    p.add_argument("--timing", choices=("source", "template"), default="source",
+                   help="k-same: align the k clips onto the source's timing (default) or the action template's")
+    p.add_argument("--topology", help="fit for this joint set (ntu25 maps other sets to it)")
+    p.add_argument("-o", "--out", required=True, help="the file to write (.pt)")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    import sys
+
+    from ..data.label_set import record_label_set
+    from ..errors import DtmrError
+    from ..models.checkpoint import save_checkpoint
+    from ..models.motion import (
+        describe_motion_model,
+        fit_motion_model,
+        nearest_template_accuracy,
+    )
+    from ..train.data import load_training_data
+
+    data = load_training_data(args.data, args.split, args.topology)
+    train = data.train
+    print(f"{args.data}: fitting {args.method} on {len(train)} training clips ({data.topology})", file=sys.stderr,
+          flush=True)
+    try:
+        model = fit_motion_model(args.method, data.topology, train.joints, train.actions, train.subjects,
+                                 k=args.k, timing=args.timing)
+    except ValueError as exc:
+        raise DtmrError(f"{args.data}, split {args.split}: {exc}") from None
+    metrics = {"templates": len(model.bank.actions)}
+    if len(data.test):
+        metrics["nearest_template_accuracy"] = nearest_template_accuracy(model.bank, data.test.joints,
+                                                                         data.test.actions)
+    if args.method == "ksame":
+        metrics.update(pool_clips=len(train), pool_subjects=len(set(train.subjects.tolist())))
+    path = save_checkpoint(args.out, model, data=record_label_set(data.describe()), metrics=metrics)
+    settings = describe_motion_model(args.method, model.config_dict())
+    accuracy = metrics.get("nearest_template_accuracy")
+    print(f"wrote {path}: {args.method}{f' {settings}' if settings else ''}, {metrics['templates']} action templates"
+          + (f", pool of {metrics['pool_clips']} clips by {metrics['pool_subjects']} subjects"
+             if args.method == "ksame" else "")
+          + ("" if accuracy is None else f"; nearest template names the action of {accuracy:.1f} % of test clips"))
+    return 0

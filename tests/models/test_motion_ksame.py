@@ -1,0 +1,133 @@
+"""k-same motion (dtmr/models/motion/ksame.py) on tiny synthetic pools."""
+
+import numpy as np
+import pytest
+import torch
+
+from dtmr.data.synthetic import generate_clips
+from dtmr.errors import CheckpointError
+from dtmr.models import Anonymizer, Retargeter
+from dtmr.models.baselines import NaiveRetargeter
+from dtmr.models.checkpoint import (
+    build_model_from_checkpoint,
+    load_checkpoint,
+    save_checkpoint,
+)
+from dtmr.models.motion import KSameMotion, Retimer, TemplateBank, fit_motion_model
+from dtmr.models.motion.dtw import bone_direction_features, pair_distances
+from dtmr.skeleton import NTU25, normalize
+from dtmr.train.data import prepare_clips
+
+
+@pytest.fixture(scope="module")
+def pool():
+    """4 subjects x 3 actions x 2 repetitions, normalized."""
+    return prepare_clips(generate_clips(subjects=4, actions=3, repetitions=2, seed=0), "ntu25")
+
+
+def fit(pool, k, timing="source"):
+    return fit_motion_model("ksame", "ntu25", pool.joints, pool.actions, pool.subjects, k=k, timing=timing)
+
+
+def test_k_1_is_the_naive_retarget(pool):
+    model = fit(pool, 1)
+    src, ref = torch.from_numpy(pool.joints[:4]), torch.from_numpy(pool.joints[10:14])
+    assert isinstance(model, Retargeter) and model.method == "ksame" and model.beta == 1.0
+    assert torch.equal(model.retarget(src, ref), NaiveRetargeter("ntu25")(src, ref))
+    # on the template's timing, k = 1 is the re-timed naive retarget
+    expected = Retimer("ntu25", model.bank, naive=True)(src, ref)
+    torch.testing.assert_close(fit(pool, 1, "template").retarget(src, ref), expected)
+
+
+def test_k_2_of_two_identical_clips_returns_that_clip(pool):
+    clip = torch.from_numpy(pool.joints[2])
+    twins = torch.stack([clip, clip])  # the same performance, filed under two subjects
+    bank = TemplateBank("ntu25", clip[None], torch.tensor([7]))
+    model = KSameMotion("ntu25", bank, twins, torch.tensor([7, 7]), torch.tensor([1, 2]), k=2)
+    src, ref = clip[None], torch.from_numpy(pool.joints[9:10])
+    for subjects in (torch.tensor([1]), None):
+        assert torch.equal(model.average(src, subjects=subjects), src)
+    assert torch.equal(model.retarget(src, ref, subjects=torch.tensor([1])), NaiveRetargeter("ntu25")(src, ref))
+
+
+def test_partners_are_the_nearest_clips_of_k_minus_1_other_subjects_of_the_same_action(pool):
+    model = fit(pool, 3)
+    src = torch.from_numpy(pool.joints[[0, 9]])  # subject 1 action 1 rep 0, subject 2 action 2 rep 1
+    subjects = torch.from_numpy(pool.subjects[[0, 9]])
+    partners, template = model.partners(src, actions=torch.from_numpy(pool.actions[[0, 9]]), subjects=subjects)
+    assert partners.shape == (2, 2) and model.bank.actions[template].tolist() == [1, 2]
+    for b in range(2):
+        chosen = partners[b].numpy()
+        assert (pool.actions[chosen] == pool.actions[[0, 9]][b]).all()
+        assert len(set(pool.subjects[chosen])) == 2 and int(subjects[b]) not in pool.subjects[chosen]
+        # brute force: every other subject's nearest clip of the action, the two nearest subjects kept
+        candidates = np.flatnonzero((pool.actions == pool.actions[[0, 9]][b]) & (pool.subjects != int(subjects[b])))
+        dist = pair_distances(bone_direction_features(src[b:b + 1], NTU25),
+                              bone_direction_features(torch.from_numpy(pool.joints), NTU25),
+                              np.stack([np.zeros_like(candidates), candidates], axis=1))
+        best = {}
+        for c in candidates[np.argsort(dist, kind="stable")]:
+            best.setdefault(pool.subjects[c], c)
+        assert list(chosen) == list(best.values())[:2]
+    # unlabelled: the action is the nearest template's and the source's own clip may be its nearest partner
+    unlabelled, _ = model.partners(src)
+    assert unlabelled.shape == (2, 2) and int(unlabelled[0, 0]) == 0
+
+
+def test_the_average_has_the_sources_timing_or_the_templates(pool):
+    src, ref = torch.from_numpy(pool.joints[:2]), torch.from_numpy(pool.joints[5:7])
+    for timing in ("source", "template"):
+        model = fit(pool, 3, timing)
+        out = model.retarget(src, ref, subjects=torch.from_numpy(pool.subjects[:2]))
+        assert out.shape == src.shape and torch.isfinite(out).all()
+        assert not torch.allclose(out, NaiveRetargeter("ntu25")(src, ref))  # the partners moved it
+
+
+def test_a_pool_without_k_subjects_per_action_is_refused(pool):
+    with pytest.raises(ValueError, match="k = 5 needs 5 subjects per action in the pool; action 1 has 4"):
+        fit(pool, 5)
+    with pytest.raises(ValueError, match="timing must be one of source, template"):
+        fit(pool, 2, "reference")
+    with pytest.raises(ValueError, match="k must be an integer >= 1"):
+        fit(pool, 0)
+    model = fit(pool, 2)
+    with pytest.raises(ValueError, match=r"the pool's actions \[1, 2\] are not the templates' \[1, 2, 3\]"):
+        keep = model.pool_actions != 3
+        KSameMotion("ntu25", model.bank, model.pool[keep], model.pool_actions[keep], model.pool_subjects[keep], k=2)
+
+
+def test_file_round_trip_and_the_anonymizer_passes_the_subjects(pool, tmp_path):
+    model = fit(pool, 3, "template")
+    path = save_checkpoint(tmp_path / "ksame_k3.pt", model, data={"dataset": "toy"}, metrics={})
+    checkpoint = torch.load(path, weights_only=True)  # tensors and plain types only
+    assert checkpoint["config"] == {"k": 3, "timing": "template"}
+    assert set(checkpoint["state_dict"]) == {"bank.templates", "bank.actions", "pool", "pool_actions",
+                                             "pool_subjects"}
+    loaded = build_model_from_checkpoint(load_checkpoint(path), source=path)
+    src, ref = torch.from_numpy(pool.joints[:3]), torch.from_numpy(pool.joints[3:6])
+    assert type(loaded) is KSameMotion and loaded.config_dict() == model.config_dict()
+    torch.testing.assert_close(loaded.retarget(src, ref), model.retarget(src, ref))
+
+    anonymizer = Anonymizer.from_checkpoint(path, device="cpu")
+    source, reference = pool.clips[0], pool.clips[7]  # subject 1, whose clips are in the pool
+    retargeted, released = anonymizer.retarget_pair(source, reference)
+    assert anonymizer.method == "ksame" and released.num_frames == source.num_frames
+    np.testing.assert_allclose(released.joints, retargeted.joints, atol=1e-5)
+    (src_n, transform), (ref_n, _) = normalize(source.joints, NTU25), normalize(reference.joints, NTU25)
+    src_n, ref_n = torch.from_numpy(src_n)[None], torch.from_numpy(ref_n)[None]
+    expected = loaded.retarget(src_n, ref_n, subjects=torch.tensor([1]))  # its own clips excluded
+    np.testing.assert_allclose(released.joints, transform.invert(expected[0].numpy()), atol=1e-5)
+    assert not torch.allclose(expected, loaded.retarget(src_n, ref_n))  # unlabelled, it is its own partner
+
+
+def test_a_file_without_its_pool_or_with_too_few_subjects_is_one_checkpoint_error(pool, tmp_path):
+    path = save_checkpoint(tmp_path / "ksame.pt", fit(pool, 2), data={}, metrics={})
+    checkpoint = load_checkpoint(path)
+    del checkpoint["state_dict"]["pool_subjects"]
+    with pytest.raises(CheckpointError, match=r"ksame\.pt: invalid ksame configuration: the file holds no k-same pool"):
+        build_model_from_checkpoint(checkpoint, source=path)
+    checkpoint = load_checkpoint(path)
+    checkpoint["config"]["k"] = 4
+    checkpoint["state_dict"]["pool_subjects"][:] = 1
+    with pytest.raises(CheckpointError, match="k = 4 needs 4 subjects per action"):
+        build_model_from_checkpoint(checkpoint, source=path)

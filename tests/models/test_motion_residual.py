@@ -1,0 +1,94 @@
+"""DisentangledTMR with a re-timed residual ("retimed", "retimed-naive"): the model, its checkpoint, the
+Anonymizer's blend and a short training."""
+
+import numpy as np
+import pytest
+import torch
+
+from dtmr.data.synthetic import generate_clips
+from dtmr.errors import CheckpointError
+from dtmr.io.library import ClipLibrary
+from dtmr.models import Anonymizer, DisentangledTMR, DTMRConfig
+from dtmr.models.checkpoint import (
+    build_model_from_checkpoint,
+    load_checkpoint,
+    save_checkpoint,
+)
+from dtmr.models.config import variant_label
+from dtmr.models.motion import Retimer, TemplateBank
+from dtmr.skeleton import NTU25, normalize
+from dtmr.train.data import load_training_data, prepare_clips
+from dtmr.train.distributed import DistributedContext
+from dtmr.train.dtmr_trainer import DTMRTrainer, TrainConfig
+
+#: DTMRConfig fields of a model that builds and steps in a fraction of a second (tests/train/tiny_training.py)
+TINY = {
+    "action_conv_channels": 8, "action_hidden": 16, "action_heads": 2, "action_layers": 1, "action_ffn": 32,
+    "action_dim": 16, "mixformer_channels": [40], "mixformer_blocks": [1], "identity_channels": [8, 16, 16, 16],
+    "identity_heads": 2, "bone_hidden": 16, "identity_fusion_hidden": 32, "identity_dim": 16,
+    "decoder_layers": 1, "decoder_dim": 16, "decoder_heads": 2, "decoder_ffn": 32, "dropout": 0.0,
+}
+
+
+@pytest.fixture(scope="module")
+def clips():
+    return generate_clips(subjects=4, actions=3, repetitions=2, seed=0)
+
+
+@pytest.fixture(scope="module")
+def bank(clips):
+    arrays = prepare_clips(clips, "ntu25")
+    return TemplateBank.fit("ntu25", arrays.joints, arrays.actions)
+
+
+def tiny(residual: str) -> DTMRConfig:
+    return DTMRConfig.preset("small", "ntu25", residual=residual, **TINY)
+
+
+def test_a_retimed_residual_is_the_retimer_of_the_models_templates(clips, bank):
+    arrays = prepare_clips(clips[:4], "ntu25")
+    src, ref = torch.from_numpy(arrays.joints[:2]), torch.from_numpy(arrays.joints[2:])
+    for residual, naive in (("retimed", False), ("retimed-naive", True)):
+        model = DisentangledTMR(tiny(residual), beta=0.3, templates=bank)
+        assert model.retimes and {"retimer.bank.templates", "retimer.bank.actions"} <= set(model.state_dict())
+        torch.testing.assert_close(model.residual(src, ref), Retimer("ntu25", bank, naive)(src, ref))
+        assert variant_label(model.config_dict()) == f"small, {residual} residual"
+    assert not DisentangledTMR(tiny("naive")).retimes
+    with pytest.raises(ValueError, match="re-times onto action templates: pass them"):
+        DisentangledTMR(tiny("retimed-naive"))
+    with pytest.raises(ValueError, match="'source' residual takes no action templates"):
+        DisentangledTMR(tiny("source"), templates=bank)
+
+
+def test_the_checkpoint_holds_the_templates_and_the_anonymizer_blends_with_the_retimed_residual(clips, bank,
+                                                                                                tmp_path):
+    model = DisentangledTMR(tiny("retimed-naive"), beta=0.0, templates=bank).eval()
+    path = save_checkpoint(tmp_path / "dtmr.pt", model, data={}, metrics={})
+    loaded = build_model_from_checkpoint(load_checkpoint(path), source=path)
+    torch.testing.assert_close(loaded.retimer.bank.templates, bank.templates)
+    source, reference = clips[1], clips[10]
+    # β = 0: the release is the residual alone, re-timed in the normalized space and mapped back like D
+    released = Anonymizer.from_checkpoint(path, device="cpu").anonymize(source, reference)
+    (src, transform), (ref, _) = normalize(source.joints, NTU25), normalize(reference.joints, NTU25)
+    expected = Retimer("ntu25", bank, naive=True)(torch.from_numpy(src)[None], torch.from_numpy(ref)[None])
+    np.testing.assert_allclose(released.joints, transform.invert(expected[0].numpy()), atol=1e-5)
+    checkpoint = load_checkpoint(path)
+    del checkpoint["state_dict"]["retimer.bank.templates"]
+    with pytest.raises(CheckpointError, match="invalid dtmr configuration: the file holds no action templates"):
+        build_model_from_checkpoint(checkpoint, source=path)
+
+
+def test_training_with_a_retimed_residual_fits_the_templates_and_saves_them(clips, tmp_path):
+    library = tmp_path / "tiny.h5"
+    ClipLibrary.create(library, clips).close()
+    data = load_training_data(library, "synthetic")
+    config = TrainConfig(data=str(library), split="synthetic", out=str(tmp_path / "run"), beta=0.5, epochs=(0, 2, 0),
+                         batch=2, quadruplets_per_epoch=4, lr=3e-3,
+                         model_overrides={**TINY, "residual": "retimed-naive"})
+    trainer = DTMRTrainer(config, data, DistributedContext())
+    path = trainer.run()
+    assert all(np.isfinite(h["total"]) for h in trainer.history)
+    expected = TemplateBank.fit("ntu25", data.train.joints, data.train.actions)
+    loaded = Anonymizer.from_checkpoint(path, device="cpu")
+    assert loaded.model.retimes
+    torch.testing.assert_close(loaded.model.retimer.bank.templates, expected.templates)
