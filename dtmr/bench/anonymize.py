@@ -2,16 +2,17 @@
 
 End to end means everything `anonymize_source` does: read the clips, draw and read references, map and
 normalize them, run the model, invert, blend, write the parts and merge them into the release and its key.
-For each preset (`small`, `paper`): clips/s at batch 1, 32 and auto in one process, the share of that time
-spent outside the model's forward (`retarget`; the target is at most 10 %), and clips/s at batch 32 in one
-process against `--processes` (`dtmr anonymize --workers`), with their ratio (in chunks of fewer clips when
-`--clips` is under 32 per process, so that every process has work). Batch b is chunks of b clips
-(one model batch each); auto is what `dtmr anonymize` does by default (chunks of 64, model batches of 32).
-The model is an untrained DisentangledTMR built from the preset's config: its weights do not change the
-arithmetic, so it times the same as a trained one. The clips are the demo library's, repeated to `--clips`.
-Beside the figures: the float32 matmul peak (`dtmr bench model`'s GEMM) at the same thread count, the load
-average at the start and the core count. One process uses `--threads` (default 1), as each worker does.
-A worker run includes starting its processes (spawn, importing torch, loading the model).
+For each preset (`small`, `paper`): clips/s at model batch 1, 32 and auto in one process (`dtmr anonymize
+--batch`, in its default chunks of 64; auto is 32 on the CPU), the share of that time spent outside the
+model's forward (`retarget`; the target is at most 10 %), the same share once the run is set up (after the
+first forward started: files opened, model loaded), and clips/s in one process against `--processes`
+(`dtmr anonymize --workers`), with their ratio, in `dtmr anonymize`'s default chunks (smaller when `--clips`
+is under 64 per process, so that every process has work). The model is an untrained DisentangledTMR built from the preset's config: its
+weights do not change the arithmetic, so it times the same as a trained one. The clips are the demo
+library's, repeated to `--clips`. Beside the figures: the float32 matmul peak (`dtmr bench model`'s GEMM) at
+the same thread count, the load average at the start and the core count. One process uses `--threads`
+(default 1), as each worker does. A worker run includes starting its processes (spawn, importing torch,
+loading the model); its forward runs in the workers, so it has no share outside the forward.
 """
 
 from __future__ import annotations
@@ -28,10 +29,8 @@ from pathlib import Path
 from ..cli.arguments import positive_int
 
 PRESETS = ("small", "paper")
-#: chunk (and model batch) per label; None: the default of `dtmr anonymize`
-BATCHES = {"1": 1, "32": 32, "auto": None}
-#: the batch of the 1 vs N processes comparison
-PROCESS_BATCH = 32
+#: `dtmr anonymize --batch` per label
+BATCHES = {"1": 1, "32": 32, "auto": "auto"}
 #: the share of the end-to-end time outside the model's forward aimed at
 OUTSIDE_TARGET = 0.10
 TOPOLOGY = "ntu25"
@@ -60,17 +59,17 @@ def register(subparsers) -> None:
 
 
 @contextlib.contextmanager
-def _forward_timer(model_class) -> Iterator[list[float]]:
-    """Seconds spent in `model_class.retarget` while inside, appended to the yielded list."""
+def _forward_timer(model_class) -> Iterator[list[tuple[float, float]]]:
+    """(start, seconds) of every call of `model_class.retarget` while inside, appended to the yielded list."""
     original = model_class.retarget
-    spent: list[float] = []
+    spent: list[tuple[float, float]] = []
 
     def timed(self, *args, **kwargs):
         start = time.perf_counter()
         try:
             return original(self, *args, **kwargs)
         finally:
-            spent.append(time.perf_counter() - start)
+            spent.append((start, time.perf_counter() - start))
 
     model_class.retarget = timed
     try:
@@ -94,7 +93,7 @@ def _write_clips(folder: Path, clips: int) -> Path:
     return library
 
 
-def _write_model(folder: Path, preset: str) -> Path:
+def write_untrained_model(folder: Path, preset: str) -> Path:
     """An untrained `preset` model's checkpoint."""
     import torch
 
@@ -106,19 +105,22 @@ def _write_model(folder: Path, preset: str) -> Path:
     return save_checkpoint(folder / f"{preset}.pt", model, data={}, metrics={})
 
 
-def _timed_run(library: Path, model: Path, out: Path, chunk: int | None, workers: int) -> tuple[float, float]:
-    """(wall seconds, seconds in the model's forward in this process) of one `anonymize_source` run."""
+def _timed_run(library: Path, model: Path, out: Path, chunk: int | None, batch: int | str,
+               workers: int) -> tuple[float, float, float]:
+    """(wall seconds, seconds in the model's forward in this process, seconds before its first forward) of
+    one `anonymize_source` run."""
     from ..models import DisentangledTMR
     from ..release.anonymize import anonymize_source
     from ..release.key import key_path_for
 
     with _forward_timer(DisentangledTMR) as spent:
         start = time.perf_counter()
-        anonymize_source(library, out, model=model, device="cpu", chunk=chunk, workers=workers)
+        anonymize_source(library, out, model=model, device="cpu", chunk=chunk, batch=batch, workers=workers)
         wall = time.perf_counter() - start
     for path in (out, key_path_for(out)):
         path.unlink()
-    return wall, sum(spent)
+    setup = spent[0][0] - start if spent else wall
+    return wall, sum(seconds for _, seconds in spent), setup
 
 
 def run_anonymize_benchmark(presets: tuple[str, ...] = PRESETS, clips: int = 32, processes: int = 2,
@@ -130,7 +132,8 @@ def run_anonymize_benchmark(presets: tuple[str, ...] = PRESETS, clips: int = 32,
     out: dict = {"load_average_at_start": list(os.getloadavg()), "cpu_count": os.cpu_count(), "clips": clips,
                  "threads": threads, "processes": processes, "topology": TOPOLOGY,
                  "model_note": "untrained DisentangledTMR built from each preset's config (timing only)",
-                 "auto_note": "auto: dtmr anonymize's default, chunks of 64 clips in model batches of 32",
+                 "auto_note": "model batches of 1, 32 and auto (dtmr anonymize's default: 32 on the CPU), in chunks "
+                              "of 64 clips",
                  "outside_forward_target": OUTSIDE_TARGET}
     torch.set_num_threads(threads)
     with torch.inference_mode():
@@ -140,19 +143,22 @@ def run_anonymize_benchmark(presets: tuple[str, ...] = PRESETS, clips: int = 32,
         folder = Path(folder)
         for preset in presets:
             library, warm_up = _write_clips(folder, clips), _write_clips(folder, WARM_UP_CLIPS)
-            model = _write_model(folder, preset)
+            model = write_untrained_model(folder, preset)
             release = folder / "release.h5"
-            _timed_run(warm_up, model, release, None, 1)  # lazy imports, allocator, caches
-            figures: dict = {"clips_per_s": {}, "share_outside_forward": {}}
-            for label, chunk in BATCHES.items():
-                wall, forward = _timed_run(library, model, release, chunk, 1)
+            _timed_run(warm_up, model, release, None, "auto", 1)  # lazy imports, allocator, caches
+            figures: dict = {"clips_per_s": {}, "share_outside_forward": {}, "share_outside_forward_set_up": {},
+                             "set_up_s": {}}
+            for label, batch in BATCHES.items():
+                wall, forward, setup = _timed_run(library, model, release, None, batch, 1)
                 figures["clips_per_s"][label] = clips / wall
                 figures["share_outside_forward"][label] = 1 - forward / wall
-            chunk = min(PROCESS_BATCH, -(-clips // processes))
-            one = figures["clips_per_s"]["32"]
-            if chunk != PROCESS_BATCH:
-                one = clips / _timed_run(library, model, release, chunk, 1)[0]
-            wall, _ = _timed_run(library, model, release, chunk, processes)
+                figures["share_outside_forward_set_up"][label] = 1 - forward / (wall - setup)
+                figures["set_up_s"][label] = setup
+            chunk = process_chunk(clips, processes)
+            one = figures["clips_per_s"]["auto"]
+            if chunk != default_chunk():
+                one = clips / _timed_run(library, model, release, chunk, "auto", 1)[0]
+            wall, _, _ = _timed_run(library, model, release, chunk, "auto", processes)
             figures["process_chunk"] = chunk
             figures["clips_per_s_processes"] = {"1": one, str(processes): clips / wall}
             figures["process_speedup"] = clips / wall / one
@@ -160,6 +166,18 @@ def run_anonymize_benchmark(presets: tuple[str, ...] = PRESETS, clips: int = 32,
             figures["auto_over_batch1"] = figures["clips_per_s"]["auto"] / figures["clips_per_s"]["1"]
             out["presets"][preset] = figures
     return out
+
+
+def process_chunk(clips: int, processes: int) -> int:
+    """The chunk of the 1 vs N processes comparison: `dtmr anonymize`'s default, or smaller so that every
+    process has work."""
+    return min(default_chunk(), -(-clips // processes))
+
+
+def default_chunk() -> int:
+    from ..release.anonymize import CHUNK
+
+    return CHUNK
 
 
 def parse_presets(text: str) -> tuple[str, ...]:
@@ -184,8 +202,9 @@ def run(args: argparse.Namespace) -> int:
     for preset, figures in result["presets"].items():
         print(f"{preset}:")
         for label, rate in figures["clips_per_s"].items():
-            share = figures["share_outside_forward"][label]
-            print(f"  batch {label:<5} {rate:8.2f} clips/s   {100 * share:5.1f}% outside the model's forward")
+            share, set_up = figures["share_outside_forward"][label], figures["share_outside_forward_set_up"][label]
+            print(f"  batch {label:<5} {rate:8.2f} clips/s   {100 * share:5.1f}% outside the model's forward "
+                  f"({100 * set_up:4.1f}% once set up, after {figures['set_up_s'][label]:.2f} s)")
         n = str(result["processes"])
         print(f"  batch {figures['process_chunk']}, {n} processes {figures['clips_per_s_processes'][n]:8.2f} clips/s = "
               f"{figures['process_speedup']:.2f}x one process")

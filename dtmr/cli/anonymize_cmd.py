@@ -37,7 +37,15 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="processes on this machine, one torch thread each (default 1); under torchrun leave it "
                         "out: every rank takes part (docs/scale.md)")
     p.add_argument("--chunk", type=positive_int, default=None, metavar="N",
-                   help="clips per part, the unit of work and of resuming (default 64)")
+                   help="clips per part, the unit of work and of resuming (default 64; on a GPU, thousands, so "
+                        "that model batches can be large)")
+    p.add_argument("--batch", default="auto", metavar="auto|N",
+                   help="clips per model batch, at most a chunk (default auto: 32 on the CPU, what fits in a "
+                        "GPU's free memory)")
+    p.add_argument("--precision", choices=("fp32", "bf16"), default="fp32",
+                   help="bf16: the model under bf16 autocast, on a CUDA device only (default fp32)")
+    p.add_argument("--cuda-graph", action="store_true",
+                   help="replay a DisentangledTMR's 64-step decode from a CUDA graph (CUDA only)")
     p.add_argument("-o", "--output", required=True, help="output .h5 release")
     p.set_defaults(func=run)
 
@@ -46,6 +54,7 @@ def run(args: argparse.Namespace) -> int:
     from ..release.anonymize import (
         ReleaseOptions,
         anonymize_source,
+        parse_batch,
         parse_keep,
         parse_length,
     )
@@ -54,12 +63,14 @@ def run(args: argparse.Namespace) -> int:
 
     options = ReleaseOptions(keep=parse_keep(args.keep), length=parse_length(args.length),
                              with_provenance=args.with_provenance)
+    batch = parse_batch(args.batch)
     main = is_main_process()  # under torchrun, rank 0 draws the one bar and reports
     with Progress("anonymizing") if main else contextlib.nullcontext() as progress:
         out = anonymize_source(args.input, args.output, model=args.model, method=args.method,
                                references=args.references, seed=args.seed, device=args.device, options=options,
                                overwrite=args.overwrite, progress=progress, chunk=args.chunk,
-                               workers=args.workers)
+                               workers=args.workers, batch=batch, precision=args.precision,
+                               cuda_graph=args.cuda_graph)
     if not main:
         return 0
     what = "internal library WITH PROVENANCE (not for publication)" if args.with_provenance else "release"

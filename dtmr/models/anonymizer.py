@@ -12,7 +12,10 @@ For each (source, reference) pair:
    source's own space and length (`Normalization.invert`): that is the *retargeted* clip;
 4. the *released* clip is the blend in the source's own space, (1 - β)·source + β·invert(D), so β = 0
    returns the (mapped) source exactly, NaNs included. A DisentangledTMR trained with the naive residual
-   (`DTMRConfig.residual = "naive"`) blends with the source on the reference's bone lengths instead.
+   (`DTMRConfig.residual = "naive"`) blends with the source on the reference's bone lengths instead; one
+   trained with a re-timed residual ("retimed", "retimed-naive") with its `residual`, computed in the
+   normalized space like D and mapped back the same way. k-same (`dtmr.models.motion`) also gets each
+   source's subject label (the clip's `subject`, -1 when unknown), so that its partners are other people.
 
 Output clips keep the source's metadata and carry provenance in `extra`: `source_clip`,
 `reference_clip`, `model`, `method`, `beta` and `output` ("retargeted" or "released").
@@ -29,9 +32,10 @@ from torch import nn
 
 from ..data.clip import Clip
 from ..errors import DtmrError, InputError
-from ..skeleton import NTU25, Normalization, Topology, normalize, to_ntu25
-from ..skeleton.retarget import naive_retarget
+from ..skeleton import NTU25, Normalization, Topology, to_ntu25
 from .checkpoint import build_model_from_checkpoint, load_checkpoint
+from .clip_batch import invert_batch, naive_retarget_batch, normalize_batch
+from .inference import CPU_BATCH, ModelRunner, check_precision
 from .interface import blend_release
 
 
@@ -71,24 +75,37 @@ def fill_missing_joints(joints: np.ndarray, topology: Topology) -> np.ndarray:
 
 
 class Anonymizer:
-    """Runs a retargeter (`dtmr.models.interface`) on clips; see the module docstring."""
+    """Runs a retargeter (`dtmr.models.interface`) on clips; see the module docstring.
+
+    `precision` ("fp32", or "bf16" under autocast) and `cuda_graph` (the cached decode replayed from a CUDA
+    graph) apply on a CUDA device only (dtmr/models/inference.py)."""
 
     def __init__(self, model: nn.Module, *, checkpoint: dict | None = None, source: str | Path | None = None,
-                 device: str | torch.device | None = None):
+                 device: str | torch.device | None = None, precision: str = "fp32", cuda_graph: bool = False):
         self.device = torch.device(device) if device is not None else default_device()
+        check_precision(precision, self.device, cuda_graph)
         self.model = model.to(self.device).eval()
+        self.runner = ModelRunner(self.model, self.device, precision, cuda_graph)
         #: the checkpoint's metadata: every top-level entry but the ones holding tensors (state dicts)
         self.checkpoint = {k: v for k, v in (checkpoint or {}).items() if not _holds_tensor(v)}
         self.source = None if source is None else str(source)
         #: a DisentangledTMR trained with `DTMRConfig.residual = "naive"` blends with naive(source, reference)
         self.naive_residual = model.config_dict().get("residual") == "naive"
+        #: one trained with a re-timed residual blends with `model.residual`, which only the model can compute
+        self.model_residual = bool(getattr(model, "retimes", False))
+        #: k-same is told each source's subject, so that it never averages a person with themselves
+        self.takes_subjects = bool(getattr(model, "takes_subjects", False))
 
     @classmethod
-    def from_checkpoint(cls, path: str | Path, device: str | torch.device | None = None) -> "Anonymizer":
+    def from_checkpoint(cls, path: str | Path, device: str | torch.device | None = None, precision: str = "fp32",
+                        cuda_graph: bool = False) -> Anonymizer:
         """Load any method's checkpoint; `device` defaults to CUDA when available, else the CPU."""
+        if device is not None:  # a wrong precision is refused before the checkpoint is read
+            check_precision(precision, torch.device(device), cuda_graph)
         checkpoint = load_checkpoint(path)
         model = build_model_from_checkpoint(checkpoint, source=path)
-        return cls(model, checkpoint=checkpoint, source=path, device=device)
+        return cls(model, checkpoint=checkpoint, source=path, device=device, precision=precision,
+                   cuda_graph=cuda_graph)
 
     @property
     def beta(self) -> float:
@@ -102,6 +119,11 @@ class Anonymizer:
     def topology(self) -> Topology:
         return self.model.topology
 
+    def auto_batch_size(self, largest: int, sharing: int = 1) -> int:
+        """The model batch `--batch auto` means, at most `largest`: 32 on the CPU, what fits in the free
+        memory of a CUDA device that `sharing` processes fill at once."""
+        return self.runner.auto_batch(largest, sharing)
+
     # ------------------------------------------------------------------ public API
 
     def anonymize(self, clip: Clip, reference: Clip) -> Clip:
@@ -110,28 +132,42 @@ class Anonymizer:
         return self.retarget_pair(clip, reference)[1]
 
     def anonymize_batch(self, clips: Sequence[Clip], references: Sequence[Clip] | Clip,
-                        batch_size: int = 32) -> list[Clip]:
+                        batch_size: int = CPU_BATCH) -> list[Clip]:
         """Released clips for many sources; `references` is one per clip, or one Clip for all."""
-        return [released for _, released in self.retarget_pairs(clips, references, batch_size)]
+        return [released for _, released in self._pairs(clips, references, batch_size, retargeted=False)]
 
     def retarget_pair(self, clip: Clip, reference: Clip) -> tuple[Clip, Clip]:
         """(retargeted: the full D, released: the β blend), both in the source's space and length."""
         return self.retarget_pairs([clip], [reference])[0]
 
     def retarget_pairs(self, clips: Sequence[Clip], references: Sequence[Clip] | Clip,
-                       batch_size: int = 32) -> list[tuple[Clip, Clip]]:
+                       batch_size: int = CPU_BATCH) -> list[tuple[Clip, Clip]]:
+        return self._pairs(clips, references, batch_size, retargeted=True)
+
+    # ------------------------------------------------------------------ internals
+
+    def _pairs(self, clips: Sequence[Clip], references: Sequence[Clip] | Clip, batch_size: int,
+               retargeted: bool) -> list[tuple[Clip | None, Clip]]:
+        """(retargeted or None, released) per clip. Batch k + 1 is prepared while batch k runs on a CUDA
+        device; on the CPU each batch runs as it is submitted."""
         if isinstance(references, Clip):
             references = [references] * len(clips)
         if len(references) != len(clips):
             raise ValueError(f"{len(clips)} clips but {len(references)} references")
         if batch_size < 1:
             raise ValueError("batch_size must be at least 1")
-        out: list[tuple[Clip, Clip]] = []
+        out: list[tuple[Clip | None, Clip]] = []
+        running = None
         for start in range(0, len(clips), batch_size):
-            out.extend(self._run_batch(clips[start : start + batch_size], references[start : start + batch_size]))
+            batch = _Batch(self, clips[start : start + batch_size], references[start : start + batch_size])
+            labels = {"subjects": torch.from_numpy(batch.subjects)} if self.takes_subjects else None
+            submitted = (batch, self.runner.submit(batch.src, batch.ref, labels))
+            if running is not None:
+                out.extend(self._finish(*running, retargeted))
+            running = submitted
+        if running is not None:
+            out.extend(self._finish(*running, retargeted))
         return out
-
-    # ------------------------------------------------------------------ internals
 
     def _model_joints(self, clip: Clip, role: str) -> np.ndarray:
         """The clip's (T, J, 3) joints in the model's topology (mapped to NTU-25 when needed)."""
@@ -146,37 +182,52 @@ class Anonymizer:
         raise InputError(clip.source_file, f"{role} clip {clip.name!r} has topology {clip.topology}, but the "
                                            f"{self.method} model expects {target.name}")
 
-    def _model_input(self, joints: np.ndarray, clip: Clip, role: str) -> tuple[np.ndarray, Normalization]:
-        try:
-            filled = fill_missing_joints(joints, self.topology)
-        except ValueError as exc:
-            raise InputError(clip.source_file, f"{role} clip {clip.name!r}: {exc}") from None
+    def _model_inputs(self, joints: Sequence[np.ndarray], clips: Sequence[Clip],
+                      role: str) -> tuple[np.ndarray, list[Normalization]]:
+        """The clips' (n, 64, J, 3) model input (missing joints filled, normalized) and their transforms; an
+        InputError names the first clip that cannot be normalized."""
+        filled, errors = [], {}
+        for i, j in enumerate(joints):
+            j = np.asarray(j, dtype=np.float32)
+            if np.isfinite(j).all():
+                filled.append(j)
+                continue
+            try:
+                filled.append(fill_missing_joints(j, self.topology))
+            except ValueError as exc:
+                errors[i] = str(exc)
+                filled.append(np.zeros_like(j[:1]))  # a stand-in, refused below
         with np.errstate(over="ignore", invalid="ignore"):  # refused below, with one message
-            joints, transform = normalize(filled, self.topology)
-        if not np.isfinite(joints).all():
-            raise InputError(clip.source_file, f"{role} clip {clip.name!r}: coordinates too large to normalize")
-        return joints, transform
+            batch, transforms = normalize_batch(filled, self.topology)
+        finite = np.isfinite(batch).reshape(len(batch), -1).all(axis=1)
+        for i in np.flatnonzero(~finite):
+            errors.setdefault(int(i), "coordinates too large to normalize")
+        if errors:
+            first = min(errors)
+            raise InputError(clips[first].source_file, f"{role} clip {clips[first].name!r}: {errors[first]}")
+        return batch, transforms
 
-    def _run_batch(self, clips: Sequence[Clip], references: Sequence[Clip]) -> list[tuple[Clip, Clip]]:
-        sources = [self._model_joints(c, "source") for c in clips]
-        src, transforms = zip(*(self._model_input(j, c, "source") for j, c in zip(sources, clips)))
-        references_joints = [self._model_joints(r, "reference") for r in references]
-        ref = [self._model_input(j, r, "reference")[0] for j, r in zip(references_joints, references)]
-        dtype = next((p.dtype for p in self.model.parameters() if p.is_floating_point()), torch.float32)
-        with torch.inference_mode():
-            full = self.model.retarget(torch.from_numpy(np.stack(src)).to(self.device, dtype),
-                                       torch.from_numpy(np.stack(ref)).to(self.device, dtype))
-        full = full.float().cpu().numpy()
-        self._check_finite(full, clips)
+    def _finish(self, batch: _Batch, running, retargeted: bool) -> list[tuple[Clip | None, Clip]]:
+        """Invert the model's output, blend it and wrap the clips."""
+        full = running.result()
+        self._check_finite(full, batch.clips)
+        inverted = invert_batch(full, batch.transforms)
+        # the residual at the source's own frames: the source, or (config.residual = "naive") the source on
+        # the reference's bone lengths, which rigid normalization leaves unchanged, or a re-timed residual
+        # mapped back like D (its timing is the template's: there is no source frame to keep)
+        if self.model_residual:
+            with torch.inference_mode():
+                moved = self.model.residual(*(torch.from_numpy(x).to(self.device, self.runner.dtype)
+                                              for x in (batch.src, batch.ref)))
+            residuals = invert_batch(moved.float().cpu().numpy(), batch.transforms)
+        elif self.naive_residual:
+            residuals = naive_retarget_batch(batch.sources, batch.references, self.topology)
+        else:
+            residuals = batch.sources
         pairs = []
-        for i, (clip, reference) in enumerate(zip(clips, references)):
-            retargeted = transforms[i].invert(full[i])
-            # the residual at the source's own frames: the source, or (config.residual = "naive") the source
-            # on the reference's bone lengths, which rigid normalization leaves unchanged
-            residual = naive_retarget(sources[i], references_joints[i], self.topology) if self.naive_residual \
-                else sources[i]
-            released = blend_release(retargeted, residual, self.beta).astype(np.float32)
-            pairs.append((self._output(clip, reference, retargeted, "retargeted"),
+        for clip, reference, full_joints, residual in zip(batch.clips, batch.reference_clips, inverted, residuals):
+            released = blend_release(full_joints, residual, self.beta).astype(np.float32)
+            pairs.append((self._output(clip, reference, full_joints, "retargeted") if retargeted else None,
                           self._output(clip, reference, released, "released")))
         return pairs
 
@@ -197,6 +248,19 @@ class Anonymizer:
         extra.update(source_clip=clip.name, reference_clip=reference.name, model=self.source or "in-memory model",
                      method=self.method, beta=f"{self.beta:g}", output=kind)
         return clip.replace(joints=joints, topology=self.topology.name, extra=extra)
+
+
+class _Batch:
+    """One model batch, prepared: the clips, their joints in the model's topology, the model inputs and the
+    sources' transforms."""
+
+    def __init__(self, anonymizer: Anonymizer, clips: Sequence[Clip], references: Sequence[Clip]):
+        self.clips, self.reference_clips = clips, references
+        self.sources = [anonymizer._model_joints(c, "source") for c in clips]
+        self.src, self.transforms = anonymizer._model_inputs(self.sources, clips, "source")
+        self.references = [anonymizer._model_joints(r, "reference") for r in references]
+        self.ref = anonymizer._model_inputs(self.references, references, "reference")[0]
+        self.subjects = np.array([-1 if c.subject is None else int(c.subject) for c in clips], dtype=np.int64)
 
 
 def _holds_tensor(value) -> bool:

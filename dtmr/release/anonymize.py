@@ -16,8 +16,13 @@ output stops at once ("another run is writing OUT"). The key is renamed into pla
 the parts folder is removed after both, so a kill at any moment leaves either no release or a release with
 its key, and the rerun completes.
 
-Several processes: `workers` > 1 starts that many processes on this machine, and under `torchrun` every rank
-takes part; chunk k goes to rank k mod N and one process merges (dtmr/release/distributed.py, docs/scale.md).
+Several processes: `workers` > 1 starts that many processes on this machine, which take the chunks in turn
+while this one merges the parts as they come (dtmr/release/workers.py); under `torchrun` every rank takes
+part, chunk k going to rank k mod N, and rank 0 merges (dtmr/release/distributed.py, docs/scale.md).
+
+Model batches: `batch` clips at a time ("auto": 32 on the CPU, what fits in a GPU's free memory), never more
+than a chunk; `precision` "bf16" and `cuda_graph` apply on a CUDA device (dtmr/models/inference.py). The
+batch and the precision are settings of the run: a batch's arithmetic depends on its size.
 
 References: each clip gets a reference drawn uniformly from the reference source's clips of another subject
 (any other clip when subjects are unknown), from a generator seeded by (seed, source index), so the draw does
@@ -35,24 +40,21 @@ import os
 import secrets
 import shutil
 import uuid
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-import h5py
-import numpy as np
-
-from ..data.clip import Clip
-from ..data.reference_pool import ReferencePool
 from ..errors import DtmrError
-from ..eval.methods import PARAMETER_FREE, EvalMethod
 from ..io.atomic import atomic_write
-from ..io.library import JOINTS_CRC, ClipLibrary
 from ..io.outputs import check_output
 from ..io.sources import ClipSource, open_clip_source
-from ..skeleton import resample
-from .key import KeyEntry, ReleaseKey, key_path_for, write_key
-from .release import RELEASE_FORMAT, RELEASE_VERSION
+from .chunks import Job, reference_index
+from .key import key_path_for
+from .merge import write_release
+from .runner import AUTO, Method, MethodInfo
+
+__all__ = ["CHUNK", "KEEPABLE", "MAX_LENGTH", "ReleaseOptions", "RunSpec", "anonymize_source", "parse_batch",
+           "parse_keep", "parse_length", "reference_index"]
 
 CHUNK = 64
 PARTS_SUFFIX = ".parts"
@@ -62,8 +64,6 @@ LOCK = "lock"
 KEEPABLE = ("view", "repetition")
 #: the longest `length` accepted: 10^4 frames of 25 joints are 3 MB a clip
 MAX_LENGTH = 10_000
-#: what a `with_provenance` build leaves in, for its `kept` attribute
-PROVENANCE_KEPT = ("subject", "sample_name", "source_file", "view", "repetition", "extra")
 
 
 @dataclass(frozen=True)
@@ -98,48 +98,17 @@ def parse_keep(text: str) -> tuple[str, ...]:
     return tuple(sorted({part.strip() for part in text.split(",") if part.strip()}))
 
 
-def reference_index(seed: int, index: int, source_subject: int | None, reference_subjects: np.ndarray,
-                    same_source: bool) -> int:
-    """The reference of clip `index`: `ReferencePool.draw_keyed`, keyed by the clip's index."""
-    pick = ReferencePool(reference_subjects).draw_keyed(seed, index, source_subject, own=index if same_source else None)
-    if pick is None:
-        known = source_subject is not None and source_subject >= 0
-        raise DtmrError(f"no reference for clip {index}: "
-                        + ("no reference clip of another known subject" if known else "no other reference clip"))
-    return pick
-
-
-class _Method:
-    """A checkpoint (through `Anonymizer`) or a parameter-free method of dtmr/eval/methods.py, behind one call."""
-
-    def __init__(self, model: str | Path | None, method: str | None, device: str | None, topology: str):
-        if (model is None) == (method is None):
-            raise DtmrError("give a model checkpoint or a parameter-free method, not both")
-        if model is not None:
-            from ..models.anonymizer import Anonymizer
-
-            self.anonymizer = Anonymizer.from_checkpoint(model, device=device)
-            self.name = self.anonymizer.method
-            self.beta: float | None = self.anonymizer.beta
-            self.model = Path(model).name
-            self.model_sha256 = _sha256(model)
-            self.topology = self.anonymizer.topology.name
-            self.uses_references = True
-        else:
-            if method not in PARAMETER_FREE:
-                raise DtmrError(f"unknown method {method!r} (parameter-free methods: {', '.join(PARAMETER_FREE)})")
-            self.anonymizer = None
-            self.name, self.beta, self.model, self.model_sha256 = method, None, method, ""
-            self.topology = topology
-            self.uses_references = method == "naive"
-
-    def run(self, clips: Sequence[Clip], references: Sequence[Clip], indices: Sequence[int], seed: int) -> list[Clip]:
-        if self.anonymizer is not None:
-            return self.anonymizer.anonymize_batch(clips, references)
-        method = EvalMethod(self.name)
-        # one call per clip, seeded by its source index, so the noise does not depend on the release order
-        return [method.anonymize([clip], [ref], _clip_seed(seed, i))[0]
-                for clip, ref, i in zip(clips, references, indices)]
+def parse_batch(text: str) -> int | str:
+    """`--batch`: "auto" or a clip count of at least 1."""
+    if text.strip().lower() == AUTO:
+        return AUTO
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise DtmrError(f"--batch must be 'auto' or a clip count of at least 1, got {text!r}")
+    return value
 
 
 @dataclass(frozen=True)
@@ -155,10 +124,21 @@ class RunSpec:
     device: str | None
     options: ReleaseOptions
     chunk: int
+    batch: int | str = AUTO
+    precision: str = "fp32"
+    cuda_graph: bool = False
+    #: processes of the run on one device (`--workers`; each torchrun rank has its own)
+    sharing: int = 1
 
     @property
     def parts(self) -> Path:
         return parts_path(self.output)
+
+    def method_on(self, device: str | None, topology: str) -> Method:
+        """The run's method, its model (if any) on `device`; `topology` is the source's (parameter-free methods
+        keep it)."""
+        return Method(self.model, self.method, device, topology, batch=self.batch, precision=self.precision,
+                      cuda_graph=self.cuda_graph, sharing=self.sharing)
 
 
 def parts_path(output: str | Path) -> Path:
@@ -170,13 +150,16 @@ def anonymize_source(input_path: str | Path, output: str | Path, *, model: str |
                      method: str | None = None, references: str | Path | None = None, seed: int = 0,
                      device: str | None = None, options: ReleaseOptions = ReleaseOptions(),
                      overwrite: bool = False, progress: Callable[[int, int], None] | None = None,
-                     chunk: int | None = None, workers: int = 1) -> Path:
+                     chunk: int | None = None, workers: int = 1, batch: int | str = AUTO,
+                     precision: str = "fp32", cuda_graph: bool = False) -> Path:
     """Anonymize every clip of `input_path` with the checkpoint `model` or the parameter-free `method` into the
     release `output` and its key `key_path_for(output)`; returns `output`.
 
     `chunk` clips make one part (default CHUNK); `workers` > 1 writes the parts in that many processes, and
-    under `torchrun` (WORLD_SIZE > 1) this call is one rank of the run (dtmr/release/distributed.py)."""
+    under `torchrun` (WORLD_SIZE > 1) this call is one rank of the run (dtmr/release/distributed.py). `batch`,
+    `precision` and `cuda_graph`: see the module docstring."""
     from . import distributed
+    from . import workers as local_workers
 
     output, key_path = Path(output), key_path_for(output)
     inputs = [p for p in (input_path, references, model) if p is not None]
@@ -185,6 +168,8 @@ def anonymize_source(input_path: str | Path, output: str | Path, *, model: str |
     chunk = CHUNK if chunk is None else chunk
     if not (isinstance(chunk, int) and chunk >= 1):
         raise DtmrError(f"--chunk must be a clip count of at least 1, got {chunk!r}")
+    if not (batch == AUTO or isinstance(batch, int) and batch >= 1):
+        raise DtmrError(f"--batch must be 'auto' or a clip count of at least 1, got {batch!r}")
     world = distributed.torchrun_world_size()
     if workers < 1:
         raise DtmrError(f"--workers must be at least 1, got {workers}")
@@ -192,64 +177,69 @@ def anonymize_source(input_path: str | Path, output: str | Path, *, model: str |
         raise DtmrError("--workers starts its own processes: under torchrun leave it out (every rank takes part)")
     spec = RunSpec(input_path=str(input_path), output=str(output), model=None if model is None else str(model),
                    method=method, references=None if references is None else str(references), seed=seed,
-                   device=device, options=options, chunk=chunk)
+                   device=device, options=options, chunk=chunk, batch=batch, precision=precision,
+                   cuda_graph=cuda_graph, sharing=workers)
     if world > 1:
         distributed.anonymize_rank(spec, progress)
-        return output
-
-    with contextlib.ExitStack() as stack:
-        # the parent of workers only merges: its copy of the model stays on the CPU
-        opened = open_run(spec, stack, "cpu" if workers > 1 else device)
-        parts = spec.parts
-        stack.enter_context(_locked(parts, output))
-        state = _run_state(parts, opened.settings, opened.clips, options.with_provenance)
-        job = opened.job(state["order"], parts)
-        if workers > 1:
-            distributed.run_workers(spec, job, workers, progress)
-        else:
+    elif workers > 1:
+        local_workers.anonymize_with_workers(spec, workers, progress)
+    else:
+        with contextlib.ExitStack() as stack:
+            opened = open_run(spec, stack, device)
+            settings = run_settings(spec, len(opened.source), opened.runner.info)
+            stack.enter_context(_locked(spec.parts, output))
+            state = _run_state(spec.parts, settings, len(opened.source), options.with_provenance)
+            job = opened.job(state["order"])
             job.write_parts(progress)
-        _write_release(job, output, key_path, state["release_token"], options, opened.settings)
-        shutil.rmtree(parts)
+            write_release((job.read(start) for start in job.starts), output, key_path, state["release_token"],
+                          options, settings, opened.runner.info, opened.source.action_names)
+            shutil.rmtree(spec.parts)
     return output
 
 
 @dataclass
 class OpenedRun:
-    """The open sources, the method and the settings of a run (what `run.json` must match)."""
+    """The open sources and the method of a run."""
 
     spec: RunSpec
     source: ClipSource
     reference_source: ClipSource
-    runner: _Method
-    settings: dict
+    runner: Method
 
-    @property
-    def clips(self) -> int:
-        return self.settings["clips"]
-
-    def job(self, order: list[int], parts: Path) -> _Job:
-        return _Job(self.source, self.reference_source, self.runner, self.spec.seed, order, parts, self.spec.chunk)
+    def job(self, order: list[int]) -> Job:
+        return Job(self.source, self.reference_source, self.runner, self.spec.seed, order, self.spec.parts,
+                   self.spec.chunk)
 
 
-def open_run(spec: RunSpec, stack: contextlib.ExitStack, device: str | None) -> OpenedRun:
-    """Open the run's sources (closed by `stack`) and its method on `device`."""
+def open_sources(spec: RunSpec, stack: contextlib.ExitStack) -> tuple[ClipSource, ClipSource]:
+    """The run's source and reference source (the same object without `--references`), closed by `stack`;
+    a source without clips is refused."""
     source = open_clip_source(spec.input_path)
     stack.callback(source.close)
+    if len(source) == 0:
+        raise DtmrError(f"{spec.input_path}: no clips to anonymize")
     reference_source = source
     if spec.references:
         reference_source = open_clip_source(spec.references)
         stack.callback(reference_source.close)
-    runner = _Method(spec.model, spec.method, device, source.topology)
-    n = len(source)
-    if n == 0:
-        raise DtmrError(f"{spec.input_path}: no clips to anonymize")
+    return source, reference_source
+
+
+def open_run(spec: RunSpec, stack: contextlib.ExitStack, device: str | None) -> OpenedRun:
+    """Open the run's sources (closed by `stack`) and its method on `device`."""
+    source, reference_source = open_sources(spec, stack)
+    return OpenedRun(spec, source, reference_source, spec.method_on(device, source.topology))
+
+
+def run_settings(spec: RunSpec, clips: int, info: MethodInfo) -> dict:
+    """What `run.json` must match for a rerun to resume: every argument that changes a part's bytes."""
     options = spec.options
-    settings = {"input": str(Path(spec.input_path).resolve()), "clips": n,
-                "references": str(Path(spec.references).resolve()) if spec.references else None,
-                "model": str(Path(spec.model).resolve()) if spec.model else None, "model_sha256": runner.model_sha256,
-                "method": runner.name, "seed": spec.seed, "chunk": spec.chunk, "keep": list(options.keep),
-                "length": options.length, "with_provenance": options.with_provenance}
-    return OpenedRun(spec, source, reference_source, runner, settings)
+    return {"input": str(Path(spec.input_path).resolve()), "clips": clips,
+            "references": str(Path(spec.references).resolve()) if spec.references else None,
+            "model": str(Path(spec.model).resolve()) if spec.model else None,
+            "model_sha256": _sha256(spec.model) if spec.model else "", "method": info.name, "seed": spec.seed,
+            "chunk": spec.chunk, "batch": spec.batch, "precision": spec.precision, "keep": list(options.keep),
+            "length": options.length, "with_provenance": options.with_provenance}
 
 
 @contextlib.contextmanager
@@ -329,136 +319,6 @@ def _shuffled(n: int) -> list[int]:
         j = secrets.randbelow(i + 1)
         order[i], order[j] = order[j], order[i]
     return order
-
-
-class _Job:
-    """The anonymized clips of one run, chunk by chunk in release order, each part carrying its provenance."""
-
-    def __init__(self, source: ClipSource, reference_source: ClipSource, runner: _Method, seed: int,
-                 order: list[int], parts: Path, chunk: int):
-        self.source, self.reference_source, self.runner = source, reference_source, runner
-        self.seed, self.order, self.parts, self.chunk = seed, order, parts, chunk
-        self.starts = range(0, len(order), chunk)
-
-    def part(self, start: int) -> Path:
-        return self.parts / f"part-{start // self.chunk:05d}.h5"
-
-    def done(self) -> int:
-        """Clips in the parts written so far (by any process)."""
-        return sum(min(self.chunk, len(self.order) - start) for start in self.starts if self.part(start).is_file())
-
-    def missing(self) -> list[Path]:
-        return [self.part(start) for start in self.starts if not self.part(start).is_file()]
-
-    def write_parts(self, progress: Callable[[int, int], None] | None, rank: int = 0, world: int = 1) -> None:
-        """Write the missing parts of chunks k with k mod `world` == `rank` (all of them in one process).
-
-        In one process `progress` gets the clips up to this chunk; in a shared run, those of every part
-        written so far, by any process."""
-        n = len(self.order)
-        subjects = self.source.metadata_table()["subject"]
-        reference_subjects = self.reference_source.metadata_table()["subject"]
-        for k, start in enumerate(self.starts):
-            if k % world != rank:
-                continue
-            stop = min(start + self.chunk, n)
-            if not self.part(start).is_file():
-                indices = self.order[start:stop]
-                clips = [self.source.read(i) for i in indices]
-                picks = [reference_index(self.seed, i, int(subjects[i]), reference_subjects,
-                                         self.reference_source is self.source) if self.runner.uses_references
-                         else -1 for i in indices]
-                refs = [self.reference_source.read(j) if j >= 0 else c for c, j in zip(clips, picks)]
-                released = self.runner.run(clips, refs, indices, self.seed)
-                out = [r.replace(extra=self._provenance(r, c, i, ref if j >= 0 else None, j))
-                       for r, c, i, ref, j in zip(released, clips, indices, refs, picks)]
-                ClipLibrary.create(self.part(start), out, action_names=self.source.action_names).close()
-            if progress is not None:
-                progress(stop if world == 1 else self.done(), n)
-
-    def _provenance(self, released: Clip, clip: Clip, index: int, reference: Clip | None, pick: int) -> dict:
-        extra = dict(released.extra)
-        extra.update(source_clip=clip.name, source_file=str(self.source.path), source_index=str(index),
-                     source_frames=str(clip.num_frames), model=self.runner.model, method=self.runner.name,
-                     seed=str(self.seed), reference_index=str(pick), reference_clip="", reference_subject="",
-                     reference_file="")
-        if reference is not None:
-            extra.update(reference_clip=reference.name, reference_file=str(self.reference_source.path),
-                         reference_subject="" if reference.subject is None else str(reference.subject))
-        if self.runner.beta is None:
-            extra.pop("beta", None)
-        else:
-            extra["beta"] = f"{self.runner.beta:g}"
-        return extra
-
-    def clips(self) -> Iterator[Clip]:
-        for start in self.starts:
-            with ClipLibrary(self.part(start)) as part:
-                yield from part.read_all()
-
-
-def _write_release(job: _Job, output: Path, key_path: Path, token: str, options: ReleaseOptions,
-                   settings: dict) -> None:
-    """Merge the parts into the release and write its key; the key is in place before the release is."""
-    entries: list[dict] = []
-
-    def released() -> Iterator[Clip]:
-        for position, clip in enumerate(job.clips()):
-            release_id = _release_id(position, clip, options)
-            entries.append(_entry(clip, release_id))
-            joints = clip.joints if options.length is None else resample(clip.joints, options.length)
-            if options.with_provenance:
-                yield clip.replace(joints=joints)
-            else:
-                yield Clip(joints=joints, topology=clip.topology, fps=clip.fps, action=clip.action,
-                           view=clip.view if "view" in options.keep else None,
-                           repetition=clip.repetition if "repetition" in options.keep else None,
-                           sample_name=release_id)
-
-    with atomic_write(output) as tmp:
-        ClipLibrary.create(tmp, released(), topology=job.runner.topology,
-                           action_names=job.source.action_names).close()
-        with h5py.File(tmp, "r+") as h5:
-            for name, value in _attributes(job.runner, token, options).items():
-                h5.attrs[name] = value
-            crc = h5["clips"][JOINTS_CRC][()]
-        key = ReleaseKey(path=str(key_path), release_file=output.name, release_token=token,
-                         source_file=settings["input"], reference_file=settings["references"] or settings["input"],
-                         method=job.runner.name, beta=job.runner.beta, model=job.runner.model, seed=job.seed,
-                         entries=[KeyEntry(**e, joints_crc32=int(c)) for e, c in zip(entries, crc)],
-                         model_sha256=job.runner.model_sha256)
-        write_key(key)
-
-
-def _release_id(position: int, clip: Clip, options: ReleaseOptions) -> str:
-    """`R000001`... by release position; a provenance build keeps the source's names."""
-    return (clip.sample_name or "") if options.with_provenance else f"R{position + 1:06d}"
-
-
-def _entry(clip: Clip, release_id: str) -> dict:
-    """A key entry but its joint checksum, from a part clip (source metadata + provenance in `extra`)."""
-    extra = clip.extra
-    reference_subject = extra["reference_subject"]
-    return {"release_id": release_id, "source_index": int(extra["source_index"]),
-            "source_clip": extra["source_clip"], "subject": clip.subject, "action": clip.action, "view": clip.view,
-            "repetition": clip.repetition, "source_frames": int(extra["source_frames"]),
-            "reference_index": int(extra["reference_index"]), "reference_clip": extra["reference_clip"],
-            "reference_subject": int(reference_subject) if reference_subject else None}
-
-
-def _attributes(runner: _Method, token: str, options: ReleaseOptions) -> dict:
-    attrs = {"release_format": RELEASE_FORMAT, "release_version": RELEASE_VERSION, "method": runner.name,
-             "model": runner.model, "model_sha256": runner.model_sha256,
-             "kept": json.dumps(list(PROVENANCE_KEPT if options.with_provenance else options.keep)),
-             "length": "keep" if options.length is None else options.length,
-             "provenance": "included" if options.with_provenance else "none", "release_token": token}
-    if runner.beta is not None:
-        attrs["beta"] = float(runner.beta)
-    return attrs
-
-
-def _clip_seed(seed: int, index: int) -> int:
-    return int(np.random.SeedSequence([seed, index]).generate_state(1)[0])
 
 
 def _sha256(path: str | Path) -> str:

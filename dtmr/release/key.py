@@ -50,6 +50,10 @@ class KeyEntry:
     joints_crc32: int
 
 
+#: a key entry's fields in order (its values are plain ints, strings and None: no deep copy needed)
+_ENTRY_FIELDS = tuple(f.name for f in dataclasses.fields(KeyEntry))
+
+
 @dataclass
 class ReleaseKey:
     """A key as read from (or about to be written to) `path`; `entries` are in release order.
@@ -92,7 +96,7 @@ class ReleaseKey:
                 "release_token": self.release_token, "clips": len(self.entries), "model": self.model,
                 "model_sha256": self.model_sha256, "method": self.method, "beta": self.beta, "seed": self.seed,
                 "source_file": self.source_file, "reference_file": self.reference_file,
-                "entries": [dataclasses.asdict(e) for e in self.entries]}
+                "entries": [{name: getattr(e, name) for name in _ENTRY_FIELDS} for e in self.entries]}
 
 
 def key_path_for(release: str | Path) -> Path:

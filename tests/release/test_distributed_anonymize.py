@@ -12,7 +12,6 @@ import time
 from pathlib import Path
 
 import pytest
-import torch
 
 from dtmr.cli import main
 from dtmr.io.library import ClipLibrary
@@ -153,19 +152,27 @@ def test_workers_under_torchrun_are_refused(source, tmp_path, monkeypatch, capsy
     assert not out.exists() and not (tmp_path / "released.h5.parts").exists()
 
 
-def test_a_worker_that_finds_no_run_state_says_so(source, tmp_path, monkeypatch, capsys):
-    """A worker only writes parts of the run its parent opened: a parts folder emptied under it stops it."""
-    from dtmr.release import anonymize, distributed
-
+@pytest.mark.slow
+def test_a_model_a_worker_cannot_load_is_the_run_s_one_line_error(source, tmp_path, capsys):
+    """The parent never loads the model: a worker's error is raised as the parent's, before the lock."""
+    bad = tmp_path / "model.pt"
+    bad.write_bytes(b"not a checkpoint")
     out = tmp_path / "released.h5"
-    spec = anonymize.RunSpec(input_path=str(source), output=str(out), model=None, method="raw", references=None,
-                             seed=0, device="cpu", options=anonymize.ReleaseOptions(), chunk=2)
-    spec.parts.mkdir()
-    threads = torch.get_num_threads()
-    try:
-        with pytest.raises(SystemExit) as stopped:
-            distributed._worker(spec, 0, 2)
-    finally:
-        torch.set_num_threads(threads)  # the worker set one thread for this (test) process
-    assert stopped.value.code == distributed.WORKER_ERROR
-    assert "run.json is missing" in capsys.readouterr().err
+    assert main(_command(source, out, "--model", str(bad), "--device", "cpu", "--workers", "2")) == 2
+    err = capsys.readouterr().err
+    assert str(bad) in err and "checkpoint" in err and "Traceback" not in err
+    assert not out.exists() and not (tmp_path / "released.h5.parts").exists()
+
+
+@pytest.mark.slow
+def test_a_worker_s_error_while_writing_stops_the_run_with_its_message(tmp_path, capsys):
+    one_subject = tmp_path / "one_subject.h5"
+    with ClipLibrary(DEMO) as demo:
+        clips = [c for c in demo.read_many(range(40)) if c.subject == demo.read(0).subject][:6]
+        ClipLibrary.create(one_subject, clips, action_names=demo.action_names).close()
+    out = tmp_path / "released.h5"
+    assert main(_command(one_subject, out, "--method", "naive", "--workers", "2")) == 2
+    err = capsys.readouterr().err
+    assert "no reference clip of another known subject" in err and "Traceback" not in err
+    assert not out.exists() and not key_path_for(out).exists()
+

@@ -21,7 +21,7 @@ import pytest
 from dtmr.cli import main
 from dtmr.errors import DtmrError
 from dtmr.io.library import INT_COLUMNS, ClipLibrary
-from dtmr.release import anonymize
+from dtmr.release import anonymize, merge
 from dtmr.release.key import key_path_for, read_key
 from dtmr.release.release import open_release, release_attributes
 from dtmr.resources import resource_path
@@ -160,18 +160,18 @@ def test_resume_after_a_kill_gives_the_same_release(source, tmp_path, monkeypatc
     written = []
     monkeypatch.setattr(ClipLibrary, "create", staticmethod(
         lambda path, clips, *a, **k: written.append(os.path.basename(path)) or real_create(path, clips, *a, **k)))
-    real_write_key = anonymize.write_key
+    real_write_key = merge.write_key
 
     def killed_after_the_key(key):
         real_write_key(key)
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(anonymize, "write_key", killed_after_the_key)
+    monkeypatch.setattr(merge, "write_key", killed_after_the_key)
     assert _anonymize(source, out, "--method", "naive") == 130
     assert written[:2] == ["part-00001.h5", "part-00002.h5"]  # part 0 was kept
     assert key_path_for(out).is_file() and not out.exists() and parts.is_dir()  # a key, no release yet
 
-    monkeypatch.setattr(anonymize, "write_key", real_write_key)
+    monkeypatch.setattr(merge, "write_key", real_write_key)
     assert _anonymize(source, out, "--method", "naive") == 0
     library, key = open_release(out)
     with library:
@@ -229,12 +229,35 @@ def test_an_orphan_parts_folder_does_not_block_the_corrected_rerun(source, tmp_p
     (["--method", "raw", "--keep", "subject"], "cannot keep subject"),
     (["--method", "raw", "--length", "1"], "--length must be"),
     (["--method", "raw", "--length", "long"], "--length must be"),
+    (["--method", "raw", "--batch", "0"], "--batch must be 'auto' or a clip count"),
+    (["--model", str(MODEL), "--device", "cpu", "--precision", "bf16"], "--precision bf16 runs on a CUDA device"),
+    (["--model", str(MODEL), "--device", "cpu", "--cuda-graph"], "--cuda-graph needs a CUDA device"),
+    (["--method", "naive", "--precision", "bf16", "--device", "cuda"], "apply to a model checkpoint"),
 ])
 def test_bad_options_are_refused_before_any_work(source, tmp_path, capsys, args, message):
     out = tmp_path / "released.h5"
     assert _anonymize(source, out, *args) == 2
     assert message in capsys.readouterr().err
     assert not out.exists() and not (tmp_path / "released.h5.parts").exists()
+
+
+def test_the_model_batch_is_a_setting_of_the_run(source, tmp_path, monkeypatch, capsys):
+    """A batch's arithmetic depends on its size: a resume with another --batch would mix two releases."""
+    out = tmp_path / "released.h5"
+    real_create = ClipLibrary.create
+
+    def crash_on_second_part(path, clips, *args, **kwargs):
+        if str(path).endswith("part-00001.h5"):
+            raise KeyboardInterrupt
+        return real_create(path, clips, *args, **kwargs)
+
+    with monkeypatch.context() as patch:
+        patch.setattr(ClipLibrary, "create", staticmethod(crash_on_second_part))
+        assert _anonymize(source, out, "--model", str(MODEL), "--device", "cpu", "--batch", "2") == 130
+    assert json.loads((tmp_path / "released.h5.parts" / "run.json").read_text())["settings"]["batch"] == 2
+    assert _anonymize(source, out, "--model", str(MODEL), "--device", "cpu") == 2
+    assert "other settings" in capsys.readouterr().err
+    assert _anonymize(source, out, "--model", str(MODEL), "--device", "cpu", "--batch", "2") == 0
 
 
 def test_an_input_or_foreign_file_is_never_replaced(source, tmp_path, capsys):

@@ -1,0 +1,90 @@
+"""Joining a run's parts into the release and its key.
+
+`write_release` takes the parts' clips as an iterable, in release order, and writes them as they come: a
+caller that yields a part as soon as it is written (the parent of `--workers`, rank 0 under torchrun)
+merges while the other processes still compute, instead of after them. The bytes do not depend on when the
+parts came: the release is the same clips in the same order, written in the same batches. The key is
+renamed into place before the release is.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator, Sequence
+from pathlib import Path
+
+import h5py
+
+from ..data.clip import Clip
+from ..io.atomic import atomic_write
+from ..io.library import JOINTS_CRC, ClipLibrary
+from ..skeleton import resample
+from .key import KeyEntry, ReleaseKey, write_key
+from .release import RELEASE_FORMAT, RELEASE_VERSION
+from .runner import MethodInfo
+
+#: what a `with_provenance` build leaves in, for its `kept` attribute
+PROVENANCE_KEPT = ("subject", "sample_name", "source_file", "view", "repetition", "extra")
+
+
+def write_release(parts: Iterable[Sequence[Clip]], output: Path, key_path: Path, token: str, options,
+                  settings: dict, info: MethodInfo, action_names: list[str] | None) -> None:
+    """Write the release `output` of the parts' clips (in release order) and its key; the key is in place
+    before the release is. `options` is the run's ReleaseOptions, `settings` its run.json settings."""
+    entries: list[dict] = []
+
+    def released() -> Iterator[Clip]:
+        position = 0
+        for part in parts:
+            for clip in part:
+                release_id = _release_id(position, clip, options)
+                position += 1
+                entries.append(_entry(clip, release_id))
+                joints = clip.joints if options.length is None else resample(clip.joints, options.length)
+                if options.with_provenance:
+                    yield clip.replace(joints=joints)
+                else:
+                    yield Clip(joints=joints, topology=clip.topology, fps=clip.fps, action=clip.action,
+                               view=clip.view if "view" in options.keep else None,
+                               repetition=clip.repetition if "repetition" in options.keep else None,
+                               sample_name=release_id)
+
+    with atomic_write(output) as tmp:
+        ClipLibrary.create(tmp, released(), topology=info.topology, action_names=action_names).close()
+        with h5py.File(tmp, "r+") as h5:
+            for name, value in _attributes(info, settings["model_sha256"], token, options).items():
+                h5.attrs[name] = value
+            crc = h5["clips"][JOINTS_CRC][()]
+        key = ReleaseKey(path=str(key_path), release_file=output.name, release_token=token,
+                         source_file=settings["input"], reference_file=settings["references"] or settings["input"],
+                         method=info.name, beta=info.beta, model=info.model, seed=settings["seed"],
+                         entries=[KeyEntry(**e, joints_crc32=int(c)) for e, c in zip(entries, crc)],
+                         model_sha256=settings["model_sha256"])
+        write_key(key)
+
+
+def _release_id(position: int, clip: Clip, options) -> str:
+    """`R000001`... by release position; a provenance build keeps the source's names."""
+    return (clip.sample_name or "") if options.with_provenance else f"R{position + 1:06d}"
+
+
+def _entry(clip: Clip, release_id: str) -> dict:
+    """A key entry but its joint checksum, from a part clip (source metadata + provenance in `extra`)."""
+    extra = clip.extra
+    reference_subject = extra["reference_subject"]
+    return {"release_id": release_id, "source_index": int(extra["source_index"]),
+            "source_clip": extra["source_clip"], "subject": clip.subject, "action": clip.action, "view": clip.view,
+            "repetition": clip.repetition, "source_frames": int(extra["source_frames"]),
+            "reference_index": int(extra["reference_index"]), "reference_clip": extra["reference_clip"],
+            "reference_subject": int(reference_subject) if reference_subject else None}
+
+
+def _attributes(info: MethodInfo, model_sha256: str, token: str, options) -> dict:
+    attrs = {"release_format": RELEASE_FORMAT, "release_version": RELEASE_VERSION, "method": info.name,
+             "model": info.model, "model_sha256": model_sha256,
+             "kept": json.dumps(list(PROVENANCE_KEPT if options.with_provenance else options.keep)),
+             "length": "keep" if options.length is None else options.length,
+             "provenance": "included" if options.with_provenance else "none", "release_token": token}
+    if info.beta is not None:
+        attrs["beta"] = float(info.beta)
+    return attrs
