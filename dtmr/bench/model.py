@@ -1,19 +1,32 @@
 """`dtmr bench model`: DisentangledTMR inference speed, in one run so the ratios are comparable.
 
-Measures: the machine's float32 matmul peak (large GEMM, best of several); one 64-frame clip end to
-end (encoders + decoder) with and without the key/value cache; throughput at batch 1, 8 and 32
-(cached); the same throughput for PMR; and the decoder's achieved GFLOP/s at batch 32 (matmul FLOPs
-counted analytically) as a fraction of the matmul peak. Every timing is the best of `--repeats` runs
-after one warm-up run. docs/model.md keeps measured figures with the command.
+Measures: one 64-frame clip end to end (encoders + decoder) with and without the key/value cache (and with
+the cache on all cores); throughput at batch 1, 8 and 32 (cached); the same throughput for PMR; the
+decoder's achieved GFLOP/s at batch 32 (matmul FLOPs counted analytically) as a fraction of the matmul
+peak; and A/B tables timed interleaved in this process: the cached decoder step as shipped against the
+previous step (before issue 24) and against the shipped step with one change undone, the MixFormer branch
+likewise, and end to end (clips at each batch, and one clip with and without the cache) the previous code
+against the shipped.
+
+So that a figure taken on another machine can be read, the run reports the machine's float32 GEMM peak at
+one thread and at the run's threads, the load average at the start and the core count, and beside each
+timing the share of its time spent outside matrix products (one extra run under torch.profiler: the self
+time of the GEMM-type kernels, oneDNN's linear, the convolutions and the fused attention kernel included,
+over the run's wall time; the profiler's own per-call overhead counts as outside, so the share is slightly
+overstated).
+Every timing is the best of `--repeats` runs after one warm-up run. docs/model.md keeps measured figures
+with the command.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import inspect
 import json
+import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 from ..cli.arguments import positive_int
 
@@ -21,11 +34,18 @@ BATCHES = (1, 8, 32)
 MATMUL_SIZE = 2048
 #: NTU60 label counts, only to size PMR's training heads (retarget does not use them)
 _PMR_HEADS = {"num_subjects": 40, "num_actions": 49}
+#: profiler event names counted as matrix products (self time) in the "outside matmuls" share
+MATMUL_KERNELS = frozenset({
+    "aten::mm", "aten::addmm", "aten::bmm", "aten::baddbmm", "aten::mv", "aten::addmv", "aten::dot",
+    "aten::mkldnn_convolution", "aten::_slow_conv2d_forward", "mkldnn::_linear_pointwise",
+    "aten::_scaled_dot_product_flash_attention_for_cpu",
+})
 
 
 def register(subparsers) -> None:
     parser = subparsers.add_parser(
-        "model", help="model inference: KV cache vs recomputation, clips/s at batch 1/8/32, PMR, decoder efficiency",
+        "model", help="model inference: KV cache vs recomputation, clips/s at batch 1/8/32, PMR, decoder efficiency, "
+                      "A/B of the decoder step and the encoder",
     )
     parser.add_argument("--preset", default="paper", choices=("paper", "small"))
     parser.add_argument("--topology", default="ntu25")
@@ -35,7 +55,6 @@ def register(subparsers) -> None:
                         help="timed runs per figure (best kept)")
     parser.add_argument("--json", action="store_true", help="print the results as one JSON object")
     parser.set_defaults(func=run)
-
 
 
 def best_seconds(fn: Callable[[], object], repeats: int) -> float:
@@ -49,12 +68,49 @@ def best_seconds(fn: Callable[[], object], repeats: int) -> float:
     return best
 
 
+def best_seconds_interleaved(fns: dict[str, Callable[[], object]], repeats: int) -> dict[str, float]:
+    """Best wall-clock time of each of `fns` over `repeats` rounds that call each once (after one warm-up
+    round), so that a drift of the machine's speed touches every variant alike."""
+    best = dict.fromkeys(fns, float("inf"))
+    for round_ in range(repeats + 1):
+        for name, fn in fns.items():
+            start = time.perf_counter()
+            fn()
+            if round_:
+                best[name] = min(best[name], time.perf_counter() - start)
+    return best
+
+
+def outside_matmul_share(fn: Callable[[], object]) -> float:
+    """Share of one call's wall time not spent in matrix-product kernels (MATMUL_KERNELS), from torch.profiler."""
+    from torch.profiler import ProfilerActivity, profile
+
+    with profile(activities=[ProfilerActivity.CPU]) as prof:
+        start = time.perf_counter()
+        fn()
+        wall = time.perf_counter() - start
+    inside = sum(event.self_cpu_time_total for event in prof.key_averages() if event.key in MATMUL_KERNELS) / 1e6
+    return max(0.0, 1.0 - inside / wall)
+
+
 def matmul_peak_gflops(size: int = MATMUL_SIZE, repeats: int = 5) -> float:
     import torch
 
     a = torch.randn(size, size)
     b = torch.randn(size, size)
     return 2 * size**3 / best_seconds(lambda: torch.mm(a, b), repeats) / 1e9
+
+
+@contextlib.contextmanager
+def torch_threads(threads: int) -> Iterator[None]:
+    import torch
+
+    before = torch.get_num_threads()
+    torch.set_num_threads(threads)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(before)
 
 
 def decoder_generation_flops(config, num_joints: int, batch: int) -> int:
@@ -76,6 +132,229 @@ def decoder_generation_flops(config, num_joints: int, batch: int) -> int:
     return 2 * batch * macs
 
 
+# ---------------------------------------------------------------- decoder A/B: the reference and the undone changes
+
+def previous_generate(decoder, action_memory, identity, bone_lengths=None):
+    """The cached generation as shipped before the step layers (issue 24), kept as the A/B reference: one
+    module call per sublayer, scaled_dot_product_attention, weights in the parameters' (out, in) layout, the
+    action output and the gate as two dependent products, per-step embedding and position add."""
+    import torch
+    import torch.nn.functional as F
+
+    def step(layer, x, memory, cache, position):
+        b, d = x.shape
+        qkv = layer.qkv(layer.self_norm(x)).view(b, 3, layer.heads, 1, d // layer.heads)
+        cache[:, :, :, position : position + 1] = qkv[:, 1:].transpose(0, 1)
+        attended = F.scaled_dot_product_attention(
+            qkv[:, 0], cache[0, :, :, : position + 1], cache[1, :, :, : position + 1])
+        x = x + layer.self_out(attended.reshape(b, d))
+        q = layer.action_query(layer.cross_norm(x)).view(b, layer.heads, 1, d // layer.heads)
+        action = layer.action_out(F.scaled_dot_product_attention(q, memory.keys, memory.values).reshape(b, d))
+        gate = torch.sigmoid(torch.addmm(memory.gate_bias[:, 0], action, layer.gate_action.weight.t()))
+        x = x + torch.lerp(memory.identity[:, 0], action, gate)
+        return x + layer.ffn_out(F.gelu(layer.ffn_in(layer.ffn_norm(x))))
+
+    b, d = action_memory.shape[0], decoder.start_token.shape[0]
+    memories = decoder.memories(action_memory, identity)
+    caches = action_memory.new_empty(len(decoder.layers), 2, b, decoder.heads, decoder.frames, d // decoder.heads)
+    out = action_memory.new_empty(b, decoder.frames, decoder.num_joints * 3)
+    x = (decoder.start_token + decoder.positions[0]).expand(b, d)
+    for t in range(decoder.frames):
+        for layer, memory, cache in zip(decoder.layers, memories, caches):
+            x = step(layer, x, memory, cache, t)
+        frame = decoder._project(x, bone_lengths)
+        out[:, t] = frame
+        if t + 1 < decoder.frames:
+            x = decoder.input_embedding(frame) + decoder.positions[t + 1]
+    return out.view(b, decoder.frames, decoder.num_joints, 3)
+
+
+def _sdpa_attention_step(self, x, memory, cache, position):
+    """StepLayer.step with scaled_dot_product_attention in place of bmm + softmax + bmm (scale already folded)."""
+    import torch
+    import torch.nn.functional as F
+
+    b, d = x.shape
+    heads, dh = self.heads, d // self.heads
+    qkv = self.qkv(F.layer_norm(x, (d,), *self.self_norm, self.eps))
+    cache[:, :, :, position] = qkv[:, d:].view(b, 2, heads, dh).transpose(0, 1)
+    attended = F.scaled_dot_product_attention(qkv[:, :d].view(b, heads, 1, dh), cache[0, :, :, : position + 1],
+                                              cache[1, :, :, : position + 1], scale=1.0).view(b, d)
+    x = self.self_out(attended, residual=x)
+    q = self.action_query(F.layer_norm(x, (d,), *self.cross_norm, self.eps))
+    keys, values = memory.keys.transpose(1, 2).view(b, heads, -1, dh), memory.values.view(b, heads, -1, dh)
+    attended = F.scaled_dot_product_attention(q.view(b, heads, 1, dh), keys, values, scale=1.0).view(b, d)
+    action_gate = self.action_out_gate(attended, residual=memory.output_bias)
+    x = x + torch.lerp(memory.identity, action_gate[:, :d], torch.sigmoid(action_gate[:, d:]))
+    return self.ffn_out(self.ffn_in(F.layer_norm(x, (d,), *self.ffn_norm, self.eps), gelu=True), residual=x)
+
+
+def _two_product_step(self, x, memory, cache, position):
+    """StepLayer.step with the action output and the gate as two dependent products: `action_out_gate` is
+    the pair (W_o with b_o, W_a without bias) and `gate_out_bias` is zero (see _two_product_layers)."""
+    import torch
+    import torch.nn.functional as F
+
+    b, d = x.shape
+    heads, dh = self.heads, d // self.heads
+    qkv = self.qkv(F.layer_norm(x, (d,), *self.self_norm, self.eps))
+    cache[:, :, :, position] = qkv[:, d:].view(b, 2, heads, dh).transpose(0, 1)
+    keys, values = cache[:, :, :, : position + 1].flatten(1, 2)
+    scores = torch.bmm(qkv[:, :d].reshape(b * heads, 1, dh), keys.transpose(1, 2))
+    x = self.self_out(torch.bmm(torch.softmax(scores, dim=-1), values).view(b, d), residual=x)
+    q = self.action_query(F.layer_norm(x, (d,), *self.cross_norm, self.eps))
+    scores = torch.bmm(q.view(b * heads, 1, dh), memory.keys)
+    attended = torch.bmm(torch.softmax(scores, dim=-1), memory.values).view(b, d)
+    action_out, gate_action = self.action_out_gate
+    action = action_out(attended)
+    gate = torch.sigmoid(gate_action(action, residual=memory.output_bias[:, d:]))
+    x = x + torch.lerp(memory.identity, action, gate)
+    return self.ffn_out(self.ffn_in(F.layer_norm(x, (d,), *self.ffn_norm, self.eps), gelu=True), residual=x)
+
+
+def _two_product_layers(decoder, packed: bool) -> list:
+    import torch
+
+    from ..models.decoder import StepLinear
+
+    return [step._replace(action_out_gate=(StepLinear.of(layer.action_out.weight, layer.action_out.bias, packed),
+                                           StepLinear.of(layer.gate_action.weight, None, packed)),
+                          gate_out_bias=torch.zeros_like(step.gate_out_bias))
+            for step, layer in zip(decoder.step_layers(packed), decoder.layers)]
+
+
+def _parameter_layout(decoder) -> list:
+    """The addmm step layers with every matrix a transposed view of an (out, in) copy, as the parameters are
+    laid out."""
+    def untransposed(linear):
+        return linear._replace(weight=linear.weight.t().contiguous().t())
+
+    return [step._replace(qkv=untransposed(step.qkv), self_out=untransposed(step.self_out),
+                          action_query=untransposed(step.action_query),
+                          action_out_gate=untransposed(step.action_out_gate), ffn_in=untransposed(step.ffn_in),
+                          ffn_out=untransposed(step.ffn_out))
+            for step in decoder.step_layers(packed=False)]
+
+
+def decoder_variants(decoder, batch: int, like) -> dict[str, Callable]:
+    """name -> generate(action_memory, identity) for `batch` sequences of tensors `like` (dtype, device): the
+    shipped cached generation, the previous one, and the shipped one with one change undone (the step's code
+    or its derived weights swapped in for the call)."""
+    from unittest import mock
+
+    from ..models.decoder import PACKED_MIN_BATCH, StepLayer, onednn_linear_usable
+
+    def swapped(step=None, layers=None):
+        def generate(action_memory, identity):
+            with contextlib.ExitStack() as stack:
+                if step is not None:
+                    stack.enter_context(mock.patch.object(StepLayer, "step", step))
+                if layers is not None:
+                    stack.enter_context(mock.patch.object(decoder, "step_layers", lambda packed=False: layers))
+                return decoder.generate_cached(action_memory, identity)
+        return generate
+
+    packed = batch >= PACKED_MIN_BATCH and onednn_linear_usable(like)
+    variants = {
+        "previous step": lambda memory, identity: previous_generate(decoder, memory, identity),
+        "shipped step": decoder.generate_cached,
+        "shipped, attention by scaled_dot_product_attention": swapped(step=_sdpa_attention_step),
+        "shipped, action output and gate as two products": swapped(_two_product_step,
+                                                                   _two_product_layers(decoder, packed)),
+    }
+    if packed:
+        variants["shipped, products by addmm, not oneDNN's packed linear"] = swapped(
+            layers=decoder.step_layers(packed=False))
+    else:
+        variants["shipped, addmm on the parameters' (out, in) layout"] = swapped(layers=_parameter_layout(decoder))
+    return variants
+
+
+# ---------------------------------------------------------------------- encoder A/B
+
+@contextlib.contextmanager
+def _mixformer_as(mixformer, chunk: bool = True, fold: bool = True, shifted_max: bool = True) -> Iterator[None]:
+    """The MixFormer branch with its inference changes undone while inside: the batch split into chunks, the
+    BatchNorms folded into the convolutions, the max-pool as a maximum of shifted views."""
+    from torch import nn
+
+    from ..models.mixformer import FoldedSequential, TemporalMaxPool
+
+    swaps = [(m, nn.Sequential) for m in mixformer.modules() if isinstance(m, FoldedSequential) and not fold]
+    swaps += [(m, nn.MaxPool2d) for m in mixformer.modules() if isinstance(m, TemporalMaxPool) and not shifted_max]
+    classes = [type(m) for m, _ in swaps]
+    chunk_before = mixformer.eval_chunk
+    if not chunk:
+        mixformer.eval_chunk = 2**31
+    for module, plain in swaps:
+        module.__class__ = plain
+    try:
+        yield
+    finally:
+        mixformer.eval_chunk = chunk_before
+        for (module, _), cls in zip(swaps, classes):
+            module.__class__ = cls
+
+
+def encoder_variants(model) -> dict[str, Callable]:
+    """name -> encode_action(src): the action encoder as shipped, before, and with one MixFormer change undone."""
+    def variant(**undone):
+        def encode(src):
+            with _mixformer_as(model.action_encoder.mixformer, **undone):
+                return model.encode_action(src)
+        return encode
+
+    return {
+        "previous (one pass, BatchNorm separate, MaxPool2d)": variant(chunk=False, fold=False, shifted_max=False),
+        "shipped (clips in chunks, BatchNorm folded, shifted max)": model.encode_action,
+        "shipped, one pass over the batch": variant(chunk=False),
+        "shipped, BatchNorm separate": variant(fold=False),
+        "shipped, MaxPool2d": variant(shifted_max=False),
+    }
+
+
+@contextlib.contextmanager
+def previous_model(model) -> Iterator[None]:
+    """`model` as shipped before issue 24 while inside: the previous decoder step and MixFormer."""
+    from unittest import mock
+
+    decoder = model.decoder
+
+    def generate(action_memory, identity, bone_lengths=None):
+        return previous_generate(decoder, action_memory, identity, bone_lengths)
+
+    with _mixformer_as(model.action_encoder.mixformer, chunk=False, fold=False, shifted_max=False), \
+            mock.patch.object(decoder, "generate_cached", generate):
+        yield
+
+
+def end_to_end_variants(model, src, ref, recomputation: bool = False) -> dict[str, Callable[[], object]]:
+    """name -> retarget(src, ref) with the previous and the shipped code (and, with `recomputation`, the same
+    without the key/value cache)."""
+    def previous(use_cache: bool):
+        def retarget():
+            with previous_model(model):
+                return model.retarget(src, ref, use_cache=use_cache)
+        return retarget
+
+    variants = {"previous": previous(True), "shipped": lambda: model.retarget(src, ref)}
+    if recomputation:
+        variants["previous, recomputation"] = previous(False)
+        variants["shipped, recomputation"] = lambda: model.retarget(src, ref, use_cache=False)
+    return variants
+
+
+def _ab_table(variants: dict[str, Callable[[], object]], repeats: int) -> dict[str, dict]:
+    """{name: {ms, speedup (first variant's time / this one's), outside_matmul_share}}."""
+    seconds = best_seconds_interleaved(variants, repeats)
+    reference = next(iter(seconds.values()))
+    return {name: {"ms": 1e3 * s, "speedup": reference / s,
+                   "outside_matmul_share": outside_matmul_share(variants[name])}
+            for name, s in seconds.items()}
+
+
+# ---------------------------------------------------------------------- the run
+
 def _pmr_model(topology: str):
     """PMR for `topology`, or (None, reason) when the baselines are not importable."""
     try:
@@ -89,7 +368,9 @@ def _pmr_model(topology: str):
 
 def run_model_benchmark(preset: str = "paper", topology: str = "ntu25", threads: int | None = None,
                         repeats: int = 3, batches: tuple[int, ...] = BATCHES,
-                        matmul_size: int = MATMUL_SIZE) -> dict:
+                        matmul_size: int = MATMUL_SIZE, ab: bool = False) -> dict:
+    """The figures of the module docstring; `ab`: with the A/B tables (`dtmr bench model` runs them)."""
+    load = list(os.getloadavg())
     import torch
 
     from ..models import DisentangledTMR, DTMRConfig
@@ -104,20 +385,34 @@ def run_model_benchmark(preset: str = "paper", topology: str = "ntu25", threads:
     clips = {b: tuple(0.3 * torch.randn((b, *shape), generator=generator) for _ in range(2))
              for b in sorted({1, *batches})}
     out: dict = {"preset": preset, "topology": config.topology, "threads": torch.get_num_threads(),
-                 "repeats": repeats}
+                 "repeats": repeats, "batches": list(batches), "load_average_at_start": load,
+                 "cpu_count": os.cpu_count()}
+
+    def timed(key: str, fn: Callable[[], object], runs: int = repeats) -> float:
+        seconds = best_seconds(fn, runs)
+        out[f"outside_matmul_share_{key}"] = outside_matmul_share(fn)
+        return seconds
 
     with torch.inference_mode():
         out["matmul_peak_gflops"] = matmul_peak_gflops(matmul_size, max(repeats, 3))
+        if out["threads"] == 1:
+            out["matmul_peak_gflops_one_thread"] = out["matmul_peak_gflops"]
+        else:
+            with torch_threads(1):
+                out["matmul_peak_gflops_one_thread"] = matmul_peak_gflops(matmul_size, max(repeats, 3))
         src, ref = clips[1]
-        cached = best_seconds(lambda: model.retarget(src, ref), repeats)
-        uncached = best_seconds(lambda: model.retarget(src, ref, use_cache=False), max(1, min(repeats, 2)))
+        cached = timed("clip_cached", lambda: model.retarget(src, ref))
+        uncached = timed("clip_uncached", lambda: model.retarget(src, ref, use_cache=False), max(1, min(repeats, 2)))
         out["clip_ms_cached"] = 1e3 * cached
         out["clip_ms_uncached"] = 1e3 * uncached
         out["kv_speedup_batch1"] = uncached / cached
+        if (os.cpu_count() or 1) > out["threads"]:
+            with torch_threads(os.cpu_count()):
+                out["clip_ms_cached_all_cores"] = 1e3 * best_seconds(lambda: model.retarget(src, ref), repeats)
 
         for b in batches:
             src, ref = clips[b]
-            out[f"clips_per_s_batch{b}"] = b / best_seconds(lambda: model.retarget(src, ref), repeats)
+            out[f"clips_per_s_batch{b}"] = b / timed(f"batch{b}", lambda src=src, ref=ref: model.retarget(src, ref))
 
         pmr, why = _pmr_model(config.topology)
         out["pmr_note"] = why
@@ -127,7 +422,7 @@ def run_model_benchmark(preset: str = "paper", topology: str = "ntu25", threads:
                 out[key] = None
                 continue
             src, ref = clips[b]
-            out[key] = b / best_seconds(lambda: pmr.retarget(src, ref), repeats)
+            out[key] = b / best_seconds(lambda src=src, ref=ref: pmr.retarget(src, ref), repeats)
         largest = max(batches)
         if out[f"pmr_clips_per_s_batch{largest}"]:
             out[f"dtmr_over_pmr_batch{largest}"] = (out[f"clips_per_s_batch{largest}"]
@@ -135,11 +430,29 @@ def run_model_benchmark(preset: str = "paper", topology: str = "ntu25", threads:
 
         src, ref = clips[largest]
         memory, identity = model.encode_action(src), model.encode_identity(ref)
-        seconds = best_seconds(lambda: model.decoder.generate_cached(memory, identity), repeats)
+        seconds = timed(f"decoder_batch{largest}", lambda: model.decoder.generate_cached(memory, identity))
         flops = decoder_generation_flops(config, config.num_joints, largest)
         out[f"decoder_gflops_batch{largest}"] = flops / seconds / 1e9
         out[f"decoder_peak_fraction_batch{largest}"] = out[f"decoder_gflops_batch{largest}"] / out["matmul_peak_gflops"]
         out[f"decoder_share_of_clip_time_batch{largest}"] = seconds * out[f"clips_per_s_batch{largest}"] / largest
+
+        if not ab:
+            return out
+        out["decoder_variants"], out["encoder_variants"] = {}, {}
+        for b in sorted({1, largest}):
+            src, ref = clips[b]
+            memory, identity = model.encode_action(src), model.encode_identity(ref)
+            variants = decoder_variants(model.decoder, b, memory)
+            out["decoder_variants"][f"batch{b}"] = _ab_table(
+                {name: (lambda g=g, m=memory, i=identity: g(m, i)) for name, g in variants.items()}, repeats)
+        src = clips[largest][0]
+        out["encoder_variants"][f"batch{largest}"] = _ab_table(
+            {name: (lambda e=e: e(src)) for name, e in encoder_variants(model).items()}, repeats)
+        out["end_to_end_variants"] = {f"batch{b}": _ab_table(end_to_end_variants(model, *clips[b], b == 1), repeats)
+                                      for b in sorted(clips)}
+        one = out["end_to_end_variants"]["batch1"]
+        for name in ("previous", "shipped"):
+            out[f"kv_speedup_batch1_{name}"] = one[f"{name}, recomputation"]["ms"] / one[name]["ms"]
     return out
 
 
@@ -147,28 +460,47 @@ def run(args: argparse.Namespace) -> int:
     from ..errors import DtmrError
 
     try:
-        result = run_model_benchmark(args.preset, args.topology, args.threads, args.repeats)
+        result = run_model_benchmark(args.preset, args.topology, args.threads, args.repeats, ab=True)
     except KeyError as exc:
         raise DtmrError(exc.args[0]) from None
     if args.json:
         print(json.dumps(result))
         return 0
+    load = " ".join(f"{v:.2f}" for v in result["load_average_at_start"])
     print(f"DisentangledTMR {result['preset']} / {result['topology']}, {result['threads']} threads, "
-          f"best of {result['repeats']}")
-    print(f"matmul peak                 {result['matmul_peak_gflops']:10.1f} GFLOP/s")
-    print(f"one clip, KV cache          {result['clip_ms_cached']:10.1f} ms")
-    print(f"one clip, recomputation     {result['clip_ms_uncached']:10.1f} ms   "
-          f"(cache {result['kv_speedup_batch1']:.1f}x faster)")
-    for b in BATCHES:
-        key = f"clips_per_s_batch{b}"
-        if key in result:
-            pmr = result.get(f"pmr_clips_per_s_batch{b}")
-            pmr_text = f"   PMR {pmr:10.1f} clips/s" if pmr else ""
-            print(f"batch {b:<3} DisentangledTMR   {result[key]:10.1f} clips/s{pmr_text}")
+          f"best of {result['repeats']}; load average at start {load} on {result['cpu_count']} cores")
+    print(f"float32 GEMM peak {result['matmul_peak_gflops_one_thread']:.1f} GFLOP/s at one thread, "
+          f"{result['matmul_peak_gflops']:.1f} at {result['threads']}; last column: share of the time outside "
+          "matrix products")
+
+    def row(label: str, text: str, share_key: str | None = None) -> None:
+        share = result.get(f"outside_matmul_share_{share_key}") if share_key else None
+        print(f"{label:<28}{text:<44}{'' if share is None else f'{100 * share:5.0f}%'}")
+
+    row("one clip, KV cache", f"{result['clip_ms_cached']:10.1f} ms", "clip_cached")
+    row("one clip, recomputation", f"{result['clip_ms_uncached']:10.1f} ms   (cache "
+        f"{result['kv_speedup_batch1']:.2f}x faster)", "clip_uncached")
+    if "clip_ms_cached_all_cores" in result:
+        row(f"one clip, cache, {result['cpu_count']} threads", f"{result['clip_ms_cached_all_cores']:10.1f} ms")
+    for b in result["batches"]:
+        pmr = result[f"pmr_clips_per_s_batch{b}"]
+        row(f"batch {b:<3} DisentangledTMR", f"{result[f'clips_per_s_batch{b}']:10.1f} clips/s"
+            + (f"  PMR {pmr:8.1f}" if pmr else ""), f"batch{b}")
     if result["pmr_note"]:
         print(f"PMR: {result['pmr_note']}")
-    largest = max(b for b in BATCHES if f"clips_per_s_batch{b}" in result)
-    print(f"decoder at batch {largest}         {result[f'decoder_gflops_batch{largest}']:10.1f} GFLOP/s "
-          f"= {100 * result[f'decoder_peak_fraction_batch{largest}']:.0f}% of the matmul peak "
-          f"({100 * result[f'decoder_share_of_clip_time_batch{largest}']:.0f}% of the clip time)")
+    largest = max(result["batches"])
+    row(f"decoder at batch {largest}", f"{result[f'decoder_gflops_batch{largest}']:10.1f} GFLOP/s = "
+        f"{100 * result[f'decoder_peak_fraction_batch{largest}']:.0f}% of peak "
+        f"({100 * result[f'decoder_share_of_clip_time_batch{largest}']:.0f}% of clip)", f"decoder_batch{largest}")
+    for title, tables in (("decoder, cached generation", result.get("decoder_variants", {})),
+                          ("action encoder", result.get("encoder_variants", {})),
+                          ("end to end (retarget)", result.get("end_to_end_variants", {}))):
+        for batch, table in tables.items():
+            print(f"A/B {title}, {batch} (interleaved; speed-up over the first row):")
+            for name, figures in table.items():
+                print(f"  {name:<56}{figures['ms']:10.1f} ms {figures['speedup']:6.2f}x "
+                      f"{100 * figures['outside_matmul_share']:5.0f}%")
+    if "kv_speedup_batch1_previous" in result:
+        print(f"KV-cache speed-up at batch 1 in the A/B: previous {result['kv_speedup_batch1_previous']:.2f}x, "
+              f"shipped {result['kv_speedup_batch1_shipped']:.2f}x")
     return 0
