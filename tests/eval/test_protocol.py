@@ -112,8 +112,9 @@ def test_checkpoint_rows_name_the_method_beta_and_size():
 
     path = resource_path("models", "dtmr_small_beta0.2.pt")
     method = checkpoint_method(path, "cpu")
-    assert (method.method, method.beta, method.variant) == ("dtmr", pytest.approx(0.2), "small")
-    assert method.label == "DisentangledTMR β=0.2 small" and method.anonymizer.device.type == "cpu"
+    variant = "small, naive residual, kinematic output, joint_angle=10, limb_overlap=1000"  # make models' options
+    assert (method.method, method.beta, method.variant) == ("dtmr", pytest.approx(0.2), variant)
+    assert method.label == f"DisentangledTMR β=0.2 {variant}" and method.anonymizer.device.type == "cpu"
     assert EvalMethod("naive").label == "naive retarget"
 
 
