@@ -29,20 +29,7 @@ step() {  # step NAME LIMIT_S COMMAND...: run with a time limit, log the exit st
 
 step pytest_cuda 150 "$PY" -m pytest -q -p no:cacheprovider tests/models/test_inference.py >"$OUT/pytest_cuda.log" 2>&1
 step bench_gpu 330 "$PY" -m dtmr bench gpu --json >"$OUT/gpu_inference.json" 2>"$OUT/gpu_inference.err"
-[ -s "$OUT/gpu_inference.json" ] && "$PY" - "$OUT/gpu_inference.json" >"$OUT/gpu_inference.txt" 2>&1 <<'EOF'
-import json, sys
-r = json.load(open(sys.argv[1]))
-print(r["device"], "torch", r["torch"], "-", r["model_note"], f"{r['parameters']:,} parameters")
-for way, rates in r["clips_per_s"].items():
-    print(f"{way:<11}", "  ".join(f"batch {k} {v:10.1f} clips/s" for k, v in rates.items()),
-          f"(auto = {r['auto_batch'][way]}, {r['bytes_per_clip'][way] / 2**20:.1f} MiB/clip)",
-          f"one clip {r['latency_ms'][way]:.2f} ms")
-for name, d in r["bf16_difference"].items():
-    print(f"bf16 vs fp32, {name}: released {d['released_mpjpe_mm']:.4f} mm MPJPE (max {d['released_max_mm']:.3f}),"
-          f" full retarget {d['full_mpjpe_mm']:.4f} mm")
-if "end_to_end" in r:
-    e = r["end_to_end"]
-    print(f"dtmr anonymize end to end: {e['clips']} clips in {e['seconds']:.1f} s = {e['clips_per_s']:.1f} clips/s")
-EOF
+[ -s "$OUT/gpu_inference.json" ] && "$PY" -c 'import json, sys; from dtmr.bench.gpu import print_summary
+print_summary(json.load(open(sys.argv[1])))' "$OUT/gpu_inference.json" >"$OUT/gpu_inference.txt" 2>&1
 echo "end after $(( $(date +%s) - START )) s" >>"$OUT/summary.txt"
 cat "$OUT/summary.txt" "$OUT/gpu_inference.txt"; tail -3 "$OUT/pytest_cuda.log"; tail -5 "$OUT/gpu_inference.err"

@@ -222,6 +222,12 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(result))
         return 0
+    print_summary(result)
+    return 0
+
+
+def print_summary(result: dict) -> None:
+    """`dtmr bench gpu`'s text form of a result (also read back from its --json by the GPU script)."""
     print(f"{result['device']}, torch {result['torch']}; {result['model_note']}, {result['parameters']:,} parameters")
     for way, rates in result["clips_per_s"].items():
         figures = "  ".join(f"batch {label} {rate:10.1f}" for label, rate in rates.items())
@@ -233,4 +239,3 @@ def run(args: argparse.Namespace) -> int:
     if "end_to_end" in result:
         e2e = result["end_to_end"]
         print(f"  dtmr anonymize end to end (graph, fp32, chunks of {e2e['chunk']}): {e2e['clips_per_s']:.1f} clips/s")
-    return 0
