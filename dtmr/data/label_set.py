@@ -95,6 +95,33 @@ def record_label_set(data: Mapping) -> dict:
     return {**data, CHECKPOINT_KEY: LabelSet.from_description(data).to_dict()}
 
 
+def fitted_action_names(data: Mapping | None) -> dict[int, str]:
+    """Action label -> normalized name of the label set a checkpoint's `data` records; {} when it records
+    none (tolerant of anything: this is metadata)."""
+    recorded = data.get(CHECKPOINT_KEY) if isinstance(data, Mapping) else None
+    actions = recorded.get("actions") if isinstance(recorded, Mapping) else None
+    names: dict[int, str] = {}
+    for pair in actions if isinstance(actions, list) else []:
+        if isinstance(pair, (list, tuple)) and len(pair) == 2 and isinstance(pair[1], str) and pair[1]:
+            names[int(pair[0])] = normalize_name(pair[1])
+    return names
+
+
+def shared_action_labels(labels: Sequence[int | None], library_names: Mapping[int, str],
+                         fitted_names: Mapping[int, str]) -> np.ndarray:
+    """(N,) the clips' action labels where the label means the same action in the library and in a fitted
+    model (both name it, by `normalize_name`), else -1 (unknown). An integer alone is never trusted: the
+    synthetic set's action 2 is "wave", N-UCLA's "pick up with two hands"."""
+    out = np.full(len(labels), -1, dtype=np.int64)
+    for i, label in enumerate(labels):
+        if label is None or int(label) < 0:
+            continue
+        name = library_names.get(int(label))
+        if name and fitted_names.get(int(label)) == normalize_name(name):
+            out[i] = int(label)
+    return out
+
+
 @dataclass(frozen=True)
 class TrainedOn:
     """The data set a checkpoint was trained on, as far as it records it."""

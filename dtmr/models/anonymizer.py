@@ -31,7 +31,9 @@ import torch
 from torch import nn
 
 from ..data.clip import Clip
+from ..data.label_set import fitted_action_names, shared_action_labels
 from ..errors import DtmrError, InputError
+from ..io.sources import action_name_map
 from ..skeleton import NTU25, Normalization, Topology, to_ntu25
 from .checkpoint import build_model_from_checkpoint, load_checkpoint
 from .clip_batch import invert_batch, naive_retarget_batch, normalize_batch
@@ -95,6 +97,10 @@ class Anonymizer:
         self.model_residual = bool(getattr(model, "retimes", False))
         #: k-same is told each source's subject, so that it never averages a person with themselves
         self.takes_subjects = bool(getattr(model, "takes_subjects", False))
+        #: re-timing and k-same are told each source's action where the library and the fitted file name the
+        #: label alike (`action_names` of `anonymize_batch`); elsewhere they take the nearest template
+        self.takes_actions = bool(getattr(model, "takes_actions", False))
+        self.fitted_actions = fitted_action_names(self.checkpoint.get("data"))
 
     @classmethod
     def from_checkpoint(cls, path: str | Path, device: str | torch.device | None = None, precision: str = "fp32",
@@ -132,9 +138,12 @@ class Anonymizer:
         return self.retarget_pair(clip, reference)[1]
 
     def anonymize_batch(self, clips: Sequence[Clip], references: Sequence[Clip] | Clip,
-                        batch_size: int = CPU_BATCH) -> list[Clip]:
-        """Released clips for many sources; `references` is one per clip, or one Clip for all."""
-        return [released for _, released in self._pairs(clips, references, batch_size, retargeted=False)]
+                        batch_size: int = CPU_BATCH, action_names: Sequence[str] | None = None) -> list[Clip]:
+        """Released clips for many sources; `references` is one per clip, or one Clip for all. `action_names`:
+        the sources' library's (`ClipSource.action_names`), which lets a model that takes actions use the
+        labels it shares with its fitted file."""
+        return [released for _, released in self._pairs(clips, references, batch_size, retargeted=False,
+                                                        action_names=action_names)]
 
     def retarget_pair(self, clip: Clip, reference: Clip) -> tuple[Clip, Clip]:
         """(retargeted: the full D, released: the β blend), both in the source's space and length."""
@@ -147,7 +156,7 @@ class Anonymizer:
     # ------------------------------------------------------------------ internals
 
     def _pairs(self, clips: Sequence[Clip], references: Sequence[Clip] | Clip, batch_size: int,
-               retargeted: bool) -> list[tuple[Clip | None, Clip]]:
+               retargeted: bool, action_names: Sequence[str] | None = None) -> list[tuple[Clip | None, Clip]]:
         """(retargeted or None, released) per clip. Batch k + 1 is prepared while batch k runs on a CUDA
         device; on the CPU each batch runs as it is submitted."""
         if isinstance(references, Clip):
@@ -160,7 +169,7 @@ class Anonymizer:
         running = None
         for start in range(0, len(clips), batch_size):
             batch = _Batch(self, clips[start : start + batch_size], references[start : start + batch_size])
-            labels = {"subjects": torch.from_numpy(batch.subjects)} if self.takes_subjects else None
+            labels = self._labels(batch, action_names)
             submitted = (batch, self.runner.submit(batch.src, batch.ref, labels))
             if running is not None:
                 out.extend(self._finish(*running, retargeted))
@@ -168,6 +177,17 @@ class Anonymizer:
         if running is not None:
             out.extend(self._finish(*running, retargeted))
         return out
+
+    def _labels(self, batch: _Batch, action_names: Sequence[str] | None) -> dict[str, torch.Tensor] | None:
+        """The keyword arguments of `retarget` for the models that take labels: subjects, actions."""
+        labels = {}
+        if self.takes_subjects:
+            labels["subjects"] = torch.from_numpy(batch.subjects)
+        if self.takes_actions and self.fitted_actions and action_names:
+            actions = [c.action for c in batch.clips]
+            library = action_name_map(list(action_names), np.array([-1 if a is None else a for a in actions]))
+            labels["actions"] = torch.from_numpy(shared_action_labels(actions, library, self.fitted_actions))
+        return labels or None
 
     def _model_joints(self, clip: Clip, role: str) -> np.ndarray:
         """The clip's (T, J, 3) joints in the model's topology (mapped to NTU-25 when needed)."""

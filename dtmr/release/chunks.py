@@ -8,6 +8,8 @@ The process that merges reads every part back. The parts it writes itself it rea
 the library `ClipLibrary.create` returns already open and checked, and keeps them for the merge while they
 hold under KEEP_BYTES of joints: the merge then opens no file twice (an open is a full read by the HDF5
 watchdog's child process, dtmr/io/hdf5_watchdog.py). What it keeps is what reopening the file would give.
+A `--workers` process does the same and sends what it kept to the merging process (dtmr/release/workers.py);
+a part nobody keeps is written without being opened again (`ClipLibrary.write`).
 """
 
 from __future__ import annotations
@@ -109,13 +111,15 @@ class Job(PartFiles):
         picks = [reference_index(self.seed, i, int(self.subjects[i]), self.reference_subjects, same)
                  if self.runner.info.uses_references else -1 for i in indices]
         refs = [self.reference_source.read(j) if j >= 0 else c for c, j in zip(clips, picks)]
-        released = self.runner.run(clips, refs, indices, self.seed, self.batch)
+        released = self.runner.run(clips, refs, indices, self.seed, self.batch, self.source.action_names)
         out = [r.replace(extra=self.provenance(r, c, i, ref if j >= 0 else None, j))
                for r, c, i, ref, j in zip(released, clips, indices, refs, picks)]
+        if not (keep and self.kept_bytes < KEEP_BYTES):
+            ClipLibrary.write(self.part(start), out, action_names=self.source.action_names)
+            return
         with ClipLibrary.create(self.part(start), out, action_names=self.source.action_names) as part:
-            if keep and self.kept_bytes < KEEP_BYTES:
-                self.kept[start] = part.read_all()
-                self.kept_bytes += sum(c.joints.nbytes for c in self.kept[start])
+            self.kept[start] = part.read_all()
+            self.kept_bytes += sum(c.joints.nbytes for c in self.kept[start])
 
     def read(self, start: int) -> list[Clip]:
         """The clips of part `start`: kept, or read from its file."""

@@ -68,9 +68,10 @@ class Method:
         return min(int(self.batch), chunk)
 
     def run(self, clips: Sequence[Clip], references: Sequence[Clip], indices: Sequence[int], seed: int,
-            batch: int) -> list[Clip]:
+            batch: int, action_names: Sequence[str] | None = None) -> list[Clip]:
+        """The released clips; `action_names` are the sources' (see `Anonymizer.anonymize_batch`)."""
         if self.anonymizer is not None:
-            return self.anonymizer.anonymize_batch(clips, references, batch_size=batch)
+            return self.anonymizer.anonymize_batch(clips, references, batch_size=batch, action_names=action_names)
         method = EvalMethod(self.info.name)
         # one call per clip, seeded by its source index, so the noise does not depend on the release order
         return [method.anonymize([clip], [ref], clip_seed(seed, i))[0]

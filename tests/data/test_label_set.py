@@ -48,3 +48,15 @@ def test_the_fingerprint_is_the_label_set_not_the_file():
     assert a.fingerprint != LabelSet.build("a", "ntu25", [0, 1], ["wave", "kick"], [1, 2]).fingerprint
     assert normalize_name("  Walk_In   place ") == "walk in place"
     assert match_classes(RecognizerClasses("action", (0,), ("wave",)), None).covers_nothing
+
+
+def test_shared_action_labels_keep_a_label_only_where_both_sides_name_it_alike():
+    from dtmr.data.label_set import fitted_action_names, record_label_set, shared_action_labels
+
+    data = record_label_set({"path": "a.h5", "topology": "ntu25", "actions": [0, 1, 2],
+                             "action_names": ["Pick_up", "wave", "action 2"], "subjects": [1]})
+    fitted = fitted_action_names(data)
+    assert fitted == {0: "pick up", 1: "wave"}  # "action 2" is the trainer's stand-in for an unnamed label
+    library = {0: "pick up", 1: "clap", 2: "throw"}
+    assert shared_action_labels([0, 1, 2, None, -1], library, fitted).tolist() == [0, -1, -1, -1, -1]
+    assert fitted_action_names({}) == {} and fitted_action_names(None) == {}

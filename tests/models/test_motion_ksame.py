@@ -131,3 +131,30 @@ def test_a_file_without_its_pool_or_with_too_few_subjects_is_one_checkpoint_erro
     checkpoint["state_dict"]["pool_subjects"][:] = 1
     with pytest.raises(CheckpointError, match="k = 4 needs 4 subjects per action"):
         build_model_from_checkpoint(checkpoint, source=path)
+
+
+def test_the_anonymizer_passes_an_action_label_only_where_library_and_file_name_it_alike(pool, tmp_path):
+    from dtmr.data.label_set import record_label_set
+    from dtmr.data.synthetic import SYNTHETIC_ACTION_NAMES
+
+    names = ["", *SYNTHETIC_ACTION_NAMES[:3]]  # a library's action_names, indexed by the 1-based label
+    data = record_label_set({"path": "toy.h5", "topology": "ntu25", "actions": [1, 2, 3],
+                             "action_names": names[1:], "subjects": [1, 2, 3, 4]})
+    path = save_checkpoint(tmp_path / "ksame_k2.pt", fit(pool, 2), data=data, metrics={})
+    anonymizer = Anonymizer.from_checkpoint(path, device="cpu")
+    loaded = anonymizer.model
+    source = pool.clips[0].replace(action=2)  # an action-1 performance filed as action 2: the label decides
+    reference = pool.clips[7]
+    (src_n, transform), (ref_n, _) = normalize(source.joints, NTU25), normalize(reference.joints, NTU25)
+    src_n, ref_n = torch.from_numpy(src_n)[None], torch.from_numpy(ref_n)[None]
+    subject = torch.tensor([source.subject])
+    labelled = transform.invert(loaded.retarget(src_n, ref_n, actions=torch.tensor([2]), subjects=subject)[0].numpy())
+    nearest = transform.invert(loaded.retarget(src_n, ref_n, subjects=subject)[0].numpy())
+    assert not np.allclose(labelled, nearest, atol=1e-3)
+
+    released = anonymizer.anonymize_batch([source], [reference], action_names=names)[0]
+    np.testing.assert_allclose(released.joints, labelled, atol=1e-5)
+    renamed = ["", "walk in place", "jump", "clap"]  # label 2 means another action in this library
+    for action_names in (renamed, None):
+        released = anonymizer.anonymize_batch([source], [reference], action_names=action_names)[0]
+        np.testing.assert_allclose(released.joints, nearest, atol=1e-5)

@@ -44,6 +44,8 @@ class KSameMotion(nn.Module):
     method = "ksame"
     #: `Anonymizer` passes each source's subject label (`retarget(..., subjects=)`)
     takes_subjects = True
+    #: ... and its action label where the library names it as the fitted file does
+    takes_actions = True
 
     def __init__(self, topology: str | Topology, bank: TemplateBank, pool: torch.Tensor, pool_actions: torch.Tensor,
                  pool_subjects: torch.Tensor, k: int, timing: str = "source"):
@@ -134,7 +136,8 @@ class KSameMotion(nn.Module):
 
     def retarget(self, src: torch.Tensor, ref: torch.Tensor, *, actions: torch.Tensor | None = None,
                  subjects: torch.Tensor | None = None) -> torch.Tensor:
-        """(B, 64, J, 3) normalized source and reference -> (B, 64, J, 3). `Anonymizer` passes the subjects, not
-        the actions (the action is the nearest template's); a subject of -1 is not excluded from the partners."""
+        """(B, 64, J, 3) normalized source and reference -> (B, 64, J, 3). `Anonymizer` passes the subjects and
+        the action labels the library shares with the fitted file; an action of -1 is the nearest template's,
+        a subject of -1 is not excluded from the partners."""
         check_retarget_inputs(src, ref, self.topology)
         return self(src, ref, actions, subjects)

@@ -30,6 +30,9 @@ class Retimer(nn.Module):
     """A retargeter (docs/ARCHITECTURE.md) with β = 1: `retarget(src, ref)` is the re-timed source, on the
     reference's bone lengths when `naive`. Its only state is the template bank (buffers `bank.*`)."""
 
+    #: `Anonymizer` passes each source's action label where the library names it as the fitted file does
+    takes_actions = True
+
     def __init__(self, topology: str | Topology, bank: TemplateBank, naive: bool):
         super().__init__()
         self.topology = get_topology(topology)
@@ -53,7 +56,8 @@ class Retimer(nn.Module):
         return retimed if self.naive is None else self.naive(retimed, ref)
 
     def retarget(self, src: torch.Tensor, ref: torch.Tensor, *, actions: torch.Tensor | None = None) -> torch.Tensor:
-        """(B, 64, J, 3) normalized source and reference -> (B, 64, J, 3); without `actions` (what `Anonymizer`
-        passes) every template is chosen by nearest neighbour."""
+        """(B, 64, J, 3) normalized source and reference -> (B, 64, J, 3); a source whose action is -1 or not
+        given gets the nearest template (`Anonymizer` passes the labels the library shares with the fitted
+        file, `dtmr.data.label_set.shared_action_labels`)."""
         check_retarget_inputs(src, ref, self.topology)
         return self(src, ref, actions)
