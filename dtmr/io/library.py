@@ -282,6 +282,18 @@ class ClipLibrary:
         `clips` may be a generator: they are written in batches, never all held in memory. The topology is
         `topology` or that of the first clip; a clip of another topology is an InputError.
         """
+        cls.write(path, clips, topology, action_names)
+        return cls(path)
+
+    @staticmethod
+    def write(
+        path: str | Path,
+        clips: Iterable[Clip],
+        topology: str | None = None,
+        action_names: Sequence[str] | None = None,
+    ) -> None:
+        """`create` without opening the result: for a writer that does not read it back (opening checks the
+        whole file in the HDF5 watchdog's child process first)."""
         clips = iter(clips)
         first = next(clips, None)
         if topology is None and first is None:
@@ -299,7 +311,6 @@ class ClipLibrary:
                 for clip in itertools.chain([] if first is None else [first], clips):
                     writer.add(clip)
                 writer.finish()
-        return cls(path)
 
     def append(self, clips: Iterable[Clip], action_names: Sequence[str] | None = None) -> None:
         """Add clips; copy-on-write, so an exception midway leaves the file on disk byte-identical."""

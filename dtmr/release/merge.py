@@ -50,7 +50,7 @@ def write_release(parts: Iterable[Sequence[Clip]], output: Path, key_path: Path,
                                sample_name=release_id)
 
     with atomic_write(output) as tmp:
-        ClipLibrary.create(tmp, released(), topology=info.topology, action_names=action_names).close()
+        ClipLibrary.write(tmp, released(), topology=info.topology, action_names=action_names)
         with h5py.File(tmp, "r+") as h5:
             for name, value in _attributes(info, settings["model_sha256"], token, options).items():
                 h5.attrs[name] = value

@@ -10,7 +10,9 @@ The run's serial work is kept off the critical path:
   from a shared counter when it finishes one (no chunk waits behind a slower worker), writes its part and
   says so;
 - this process merges part k into the release as soon as parts 0..k exist (dtmr/release/merge.py), while
-  the workers compute the rest, and draws the one progress bar.
+  the workers compute the rest, and draws the one progress bar. A worker sends the clips of the part it
+  wrote with its message, as it read them back from the file it wrote (what `PartFiles.read` would give), so
+  this process opens no part of this run: only the parts of an earlier, interrupted run are read from disk.
 
 A part depends only on its chunk, so which worker writes it does not change the release: it is byte for byte
 that of one process with the same `run.json`, provided the arithmetic is the same in every process (same
@@ -76,7 +78,8 @@ def anonymize_with_workers(spec: RunSpec, workers: int, progress: Callable[[int,
                         crew.wait_for(start, report)
                     else:
                         report()
-                    yield files.read(start)
+                    received = crew.received.pop(start, None)
+                    yield files.read(start) if received is None else received
 
             output = Path(spec.output)
             write_release(parts(), output, key_path_for(output), state["release_token"], spec.options, settings,
@@ -106,6 +109,7 @@ class _Crew:
         self.infos: list[MethodInfo] = []
         self.missing: set[int] = set()
         self.written: set[int] = set()
+        self.received: dict[int, list] = {}  # part start -> its clips, until merged
 
     def method_info(self) -> MethodInfo:
         """What the first worker to load the model says the method is."""
@@ -169,7 +173,9 @@ class _Crew:
             if kind == "ready":
                 self.infos.append(payload[0])
             elif kind == "part":
-                self.written.add(payload[0])
+                start, clips = payload
+                self.written.add(start)
+                self.received[start] = clips
 
 
 def _worker(spec: RunSpec, rank: int, connection, counter) -> None:
@@ -185,8 +191,9 @@ def _worker(spec: RunSpec, rank: int, connection, counter) -> None:
             _, order, missing = connection.recv()
             job: Job = opened.job(order)
             while (index := _take(counter)) < len(missing):
-                job.write_part(missing[index])
-                connection.send(("part", missing[index]))
+                start = missing[index]
+                job.write_part(start, keep=True)
+                connection.send(("part", start, job.read(start)))
     except DtmrError as exc:
         connection.send(("error", str(exc)))
         sys.exit(WORKER_ERROR)
