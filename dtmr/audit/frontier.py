@@ -1,0 +1,107 @@
+"""The privacy/utility frontier of several audited releases of one data set (issue 19, docs/RESULTS.md).
+
+One point per release: x = the action kept, the audit's raw-trained action recognizer on the release as a
+percentage of its accuracy on the raw release; y = the worst case over the attacker suite, in multiples of
+chance re-identification (± the folds' std). The naive retarget is the yardstick: the figure marks it, half
+its worst case (the goal) and 2× chance (the target aimed for), and 85 % of raw action (the utility goal).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..errors import DtmrError
+from ..io.atomic import atomic_write
+
+#: the utility goal: share of the raw release's action recognition a release keeps
+ACTION_KEPT_GOAL = 85.0
+#: the privacy target aimed for, in multiples of chance re-identification
+TIMES_CHANCE_TARGET = 2.0
+
+
+@dataclass(frozen=True)
+class FrontierPoint:
+    label: str
+    action_kept: float  # % of the raw release's action recognition
+    times_chance: float  # worst case / chance re-identification
+    times_chance_std: float
+    worst: str  # "tcn, adaptive"
+    yardstick: bool  # the naive retarget
+
+
+def _action(audit: dict) -> float:
+    action = (audit.get("utility") or {}).get("action_recognition")
+    if not action:
+        raise DtmrError(f"the audit of {audit['release']['file']} has no action recognition figure")
+    return float(action["accuracy"]["mean"])
+
+
+def frontier_points(audits: Sequence[dict], labels: Sequence[str], yardstick: str = "naive") -> list[FrontierPoint]:
+    """The points of `audits` (audit.json contents, one of them of the raw release), labelled `labels`; the
+    release whose method is `yardstick` is marked. A DtmrError when no audit is of a raw release."""
+    raw = next((a for a in audits if a["release"].get("method") == "raw"), None)
+    if raw is None:
+        raise DtmrError("the frontier needs the audit of the raw release (action kept is relative to it)")
+    raw_action = _action(raw)
+    points = []
+    for audit, label in zip(audits, labels, strict=True):
+        worst = audit["worst"]
+        chance = audit["chance"]["subject"]
+        row = next(a for a in audit["attackers"] if a["name"] == worst["name"] and a["form"] == worst["form"])
+        points.append(FrontierPoint(label=label, action_kept=100.0 * _action(audit) / raw_action,
+                                    times_chance=float(worst["times_chance"]),
+                                    times_chance_std=float(row["accuracy"]["std"]) / chance,
+                                    worst=f"{worst['name']}, {worst['form']}",
+                                    yardstick=audit["release"].get("method") == yardstick))
+    return points
+
+
+def plot_frontier(path: Path, points: Sequence[FrontierPoint], title: str) -> None:
+    """Write the frontier of `points` as a PNG: every release a numbered point, named in the legend."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(8.0, 6.5), dpi=120)
+    colors = plt.get_cmap("tab10")
+    for i, point in enumerate(points):
+        marker = "*" if point.yardstick else "osD^v"[(i // 10) % 5]
+        ax.errorbar(point.action_kept, point.times_chance, yerr=point.times_chance_std, capsize=3,
+                    fmt=marker, ms=16 if point.yardstick else 8, color=colors(i % 10),
+                    mec="black" if point.yardstick else None, label=f"{i + 1}. {point.label}")
+        ax.annotate(str(i + 1), (point.action_kept, point.times_chance), textcoords="offset points", xytext=(5, 4),
+                    fontsize=8)
+    naive = next((p for p in points if p.yardstick), None)
+    if naive is not None:
+        ax.axhline(naive.times_chance / 2, color="tab:red", ls="--", lw=1,
+                   label="goal: half the naive retarget's worst case")
+    ax.axhline(TIMES_CHANCE_TARGET, color="tab:green", ls=":", lw=1, label=f"target: {TIMES_CHANCE_TARGET:g}× chance")
+    ax.axhline(1.0, color="grey", ls=":", lw=0.8)
+    ax.axvline(ACTION_KEPT_GOAL, color="tab:blue", ls="--", lw=1, label=f"goal: {ACTION_KEPT_GOAL:g} % of raw action")
+    ax.set_xlabel("action kept (% of raw; raw-trained action recognizer of the audit)  → more useful")
+    ax.set_ylabel("worst-case re-identification (× chance; adaptive attackers included)  ↓ more private")
+    ax.set_ylim(bottom=0)
+    ax.set_title(title, fontsize=10)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=7, loc="upper left", frameon=True)
+    fig.tight_layout()
+    with atomic_write(path, suffix=".png") as tmp:
+        fig.savefig(tmp, format="png")
+    plt.close(fig)
+
+
+def frontier_table(points: Sequence[FrontierPoint]) -> str:
+    """The points as a Markdown table, with each release's distance from the goals."""
+    naive = next((p for p in points if p.yardstick), None)
+    lines = ["| release | action kept | worst case (× chance) | worst attacker | vs naive retarget | goal met |",
+             "|---|---|---|---|---|---|"]
+    for point in points:
+        ratio = f"{point.times_chance / naive.times_chance:.2f}×" if naive else "–"
+        met = (naive is not None and point.action_kept >= ACTION_KEPT_GOAL
+               and point.times_chance <= naive.times_chance / 2)
+        lines.append(f"| {point.label} | {point.action_kept:.0f} % | {point.times_chance:.2f} ± "
+                     f"{point.times_chance_std:.2f} | {point.worst} | {ratio} | {'**yes**' if met else 'no'} |")
+    return "\n".join(lines)

@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# Issue 19's frontier for one data set: fit the motion anonymizers, write their releases, audit each one with
+# the attacker suite and publish the audits beside the earlier ones (docs/results/audit/D_NAME).
+#
+#     scripts/motion_frontier.sh nwucla|uiprmd|synthetic [NAME ...]
+#
+# NAME: which releases to make (default: every motion anonymizer; raw and naive, published already for
+# N-UCLA and UI-PRMD, on request): raw naive retime retime-naive ksame2 ksame3 ksame5
+# ksame8 ksame3t (k = 3 on the template's timing). One CPU thread; run two data sets side by side on two
+# cores. Every step is skipped when its output exists, so a stopped run resumes. The audits use
+# `--attackers tcn,bone-lengths` (the 3-epoch SGN was never the worst case, docs/RESULTS.md) and
+# the audit's other defaults, like the published raw/naive/DMR/DisentangledTMR audits.
+set -euo pipefail
+
+D=${1:?data set: nwucla, uiprmd or synthetic}
+shift
+NAMES=${*:-retime retime-naive ksame2 ksame3 ksame5 ksame8 ksame3t}
+PY=${PYTHON:-.venv/bin/python}
+export OMP_NUM_THREADS=1
+RUNS=runs
+LIB=$RUNS/$D.h5
+mkdir -p "$RUNS/audit" "$RUNS/motion"
+
+if [ ! -f "$LIB" ]; then
+  case $D in
+    nwucla) "$PY" -m dtmr data import ../shared/data/nwucla.npz -o "$LIB" ;;
+    uiprmd) "$PY" -m dtmr data import ../shared/data/uiprmd_kinect.npz -o "$LIB" ;;
+    synthetic) "$PY" -m dtmr data synth -o "$LIB" --subjects 40 --actions 12 --repetitions 3 --seed 0 ;;
+    *) echo "unknown data set $D" >&2; exit 1 ;;
+  esac
+fi
+
+fit() {  # fit NAME ARGS...: the fitted anonymizer runs/motion/D_NAME.pt
+  local name=$1; shift
+  local out=$RUNS/motion/${D}_$name.pt
+  [ -f "$out" ] || "$PY" -m dtmr fit-motion-model --data "$LIB" --split "$D" "$@" -o "$out" >&2
+  echo "$out"
+}
+
+for name in $NAMES; do
+  release=$RUNS/audit/${D}_$name.h5
+  if [ ! -f "$release" ]; then
+    case $name in
+      raw|naive) "$PY" -m dtmr anonymize "$LIB" --method "$name" -o "$release" ;;
+      retime|retime-naive) "$PY" -m dtmr anonymize "$LIB" --model "$(fit "$name" --method "$name")" \
+                             --device cpu -o "$release" ;;
+      ksame3t) "$PY" -m dtmr anonymize "$LIB" --model "$(fit "$name" --method ksame --k 3 --timing template)" \
+                 --device cpu -o "$release" ;;
+      ksame*) "$PY" -m dtmr anonymize "$LIB" --model "$(fit "$name" --method ksame --k "${name#ksame}")" \
+                --device cpu -o "$release" ;;
+      *) echo "unknown release $name" >&2; exit 1 ;;
+    esac
+  fi
+  audit=$RUNS/audit/${D}_$name.audit
+  [ -f "$audit/audit.json" ] || "$PY" -m dtmr audit "$release" --key "$RUNS/audit/${D}_$name.key.json" \
+                                  --raw "$LIB" --device cpu --attackers tcn,bone-lengths --out "$audit"
+  "$PY" scripts/publish_audit.py "$audit" "docs/results/audit/${D}_$name"
+done

@@ -1,0 +1,78 @@
+"""dtmr.audit.frontier and scripts/plot_frontier.py: the privacy/utility frontier of audited releases."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from dtmr.audit.frontier import frontier_points, frontier_table, plot_frontier
+from dtmr.errors import DtmrError
+
+SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "plot_frontier.py"
+
+
+def _audit(method: str, worst: float, std: float, action: float) -> dict:
+    return {
+        "format": "dtmr-audit", "release": {"file": f"{method}.h5", "method": method},
+        "attackers": [{"name": "tcn", "form": "adaptive", "accuracy": {"mean": worst, "std": std}},
+                      {"name": "bone-lengths", "form": "adaptive", "accuracy": {"mean": 12.0, "std": 1.0}}],
+        "worst": {"name": "tcn", "form": "adaptive", "accuracy": worst, "times_chance": worst / 10},
+        "chance": {"subject": 10.0, "linkage": 0.07},
+        "utility": {"action_recognition": {"accuracy": {"mean": action, "std": 1.0}}},
+    }
+
+
+AUDITS = [_audit("raw", 58.0, 2.0, 80.0), _audit("naive", 36.0, 1.0, 76.0), _audit("ksame", 17.0, 1.0, 70.0),
+          _audit("retime", 30.0, 1.0, 60.0)]
+
+
+def test_points_are_action_kept_against_raw_and_worst_case_times_chance():
+    points = frontier_points(AUDITS, ["raw", "naive", "k-same", "retime"])
+    assert [p.action_kept for p in points] == pytest.approx([100.0, 95.0, 87.5, 75.0])
+    assert [p.times_chance for p in points] == pytest.approx([5.8, 3.6, 1.7, 3.0])
+    assert points[0].times_chance_std == pytest.approx(0.2)
+    assert [p.yardstick for p in points] == [False, True, False, False]
+    assert points[2].worst == "tcn, adaptive"
+
+
+def test_the_goal_is_85_percent_of_action_and_half_the_naive_worst_case():
+    rows = frontier_table(frontier_points(AUDITS, ["raw", "naive", "k-same", "retime"])).splitlines()[2:]
+    verdicts = [row.rsplit("|", 2)[1].strip() for row in rows]
+    assert verdicts == ["no", "no", "**yes**", "no"]  # retime: under half, but keeps 75 % only
+    assert "| k-same | 88 % | 1.70 ± 0.10 | tcn, adaptive | 0.47× |" in rows[2]
+
+
+def test_without_a_raw_audit_there_is_no_frontier():
+    with pytest.raises(DtmrError, match="raw release"):
+        frontier_points(AUDITS[1:], ["naive", "k-same", "retime"])
+
+
+def test_the_plot_is_a_png_that_draws_every_point(tmp_path):
+    path = tmp_path / "frontier.png"
+    plot_frontier(path, frontier_points(AUDITS, ["raw", "naive", "k-same", "retime"]), "test")
+    import imageio.v3 as iio
+
+    image = iio.imread(path)
+    assert image.ndim == 3 and image.shape[0] > 400
+    assert np.unique(image.reshape(-1, image.shape[2]), axis=0).shape[0] > 20  # more than axes and text
+
+
+def test_the_script_writes_the_plot_and_prints_the_table(tmp_path, capsys):
+    folders = []
+    for audit in AUDITS:
+        folder = tmp_path / audit["release"]["method"]
+        folder.mkdir()
+        (folder / "audit.json").write_text(json.dumps(audit))
+        folders.append(str(folder))
+    spec = importlib.util.spec_from_file_location("plot_frontier", SCRIPT)
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    out = tmp_path / "f.png"
+    assert script.main([*folders, "--labels", "raw,naive,k-same,retime", "--title", "t", "--out", str(out)]) == 0
+    assert out.is_file() and "| k-same | 88 % |" in capsys.readouterr().out
+    assert script.main([*folders[1:], "--labels", "naive,k-same,retime", "--title", "t", "--out", str(out)]) == 1
+    assert "raw release" in capsys.readouterr().err
