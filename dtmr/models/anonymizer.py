@@ -37,6 +37,7 @@ from ..io.sources import action_name_map
 from ..skeleton import NTU25, Normalization, Topology, to_ntu25
 from .checkpoint import build_model_from_checkpoint, load_checkpoint
 from .clip_batch import invert_batch, naive_retarget_batch, normalize_batch
+from .config import MOTION_RESIDUALS
 from .inference import CPU_BATCH, ModelRunner, check_precision
 from .interface import blend_release
 
@@ -93,13 +94,15 @@ class Anonymizer:
         self.source = None if source is None else str(source)
         #: a DisentangledTMR trained with `DTMRConfig.residual = "naive"` blends with naive(source, reference)
         self.naive_residual = model.config_dict().get("residual") == "naive"
-        #: one trained with a re-timed residual blends with `model.residual`, which only the model can compute
-        self.model_residual = bool(getattr(model, "retimes", False))
-        #: k-same is told each source's subject, so that it never averages a person with themselves
-        self.takes_subjects = bool(getattr(model, "takes_subjects", False))
-        #: re-timing and k-same are told each source's action where the library and the fitted file name the
-        #: label alike (`action_names` of `anonymize_batch`); elsewhere they take the nearest template
-        self.takes_actions = bool(getattr(model, "takes_actions", False))
+        #: one trained with a re-timed or k-same residual blends with `model.residual`, which only the model
+        #: can compute, told the labels it takes (`residual_labels`)
+        self.model_residual = model.config_dict().get("residual") in MOTION_RESIDUALS
+        self.residual_labels = tuple(getattr(model, "residual_labels", ()))
+        #: k-same is told each source's subject, so that it never averages a person with themselves; re-timing
+        #: and k-same are told each source's action where the library and the fitted file name the label alike
+        #: (`action_names` of `anonymize_batch`); elsewhere they take the nearest template
+        flags = (("subjects", "takes_subjects"), ("actions", "takes_actions"))
+        self.retarget_labels = tuple(name for name, flag in flags if getattr(model, flag, False))
         self.fitted_actions = fitted_action_names(self.checkpoint.get("data"))
 
     @classmethod
@@ -169,8 +172,9 @@ class Anonymizer:
         running = None
         for start in range(0, len(clips), batch_size):
             batch = _Batch(self, clips[start : start + batch_size], references[start : start + batch_size])
-            labels = self._labels(batch, action_names)
-            submitted = (batch, self.runner.submit(batch.src, batch.ref, labels))
+            submitted = (batch, self.runner.submit(batch.src, batch.ref,
+                                                   self._labels(batch, action_names, self.retarget_labels)),
+                         self._labels(batch, action_names, self.residual_labels))
             if running is not None:
                 out.extend(self._finish(*running, retargeted))
             running = submitted
@@ -178,12 +182,14 @@ class Anonymizer:
             out.extend(self._finish(*running, retargeted))
         return out
 
-    def _labels(self, batch: _Batch, action_names: Sequence[str] | None) -> dict[str, torch.Tensor] | None:
-        """The keyword arguments of `retarget` for the models that take labels: subjects, actions."""
+    def _labels(self, batch: _Batch, action_names: Sequence[str] | None,
+                wanted: tuple[str, ...]) -> dict[str, torch.Tensor] | None:
+        """The `wanted` labels as keyword arguments (of `retarget` or of `residual`): the sources' subjects,
+        and their actions where the library and the fitted file name them alike."""
         labels = {}
-        if self.takes_subjects:
+        if "subjects" in wanted:
             labels["subjects"] = torch.from_numpy(batch.subjects)
-        if self.takes_actions and self.fitted_actions and action_names:
+        if "actions" in wanted and self.fitted_actions and action_names:
             actions = [c.action for c in batch.clips]
             library = action_name_map(list(action_names), np.array([-1 if a is None else a for a in actions]))
             labels["actions"] = torch.from_numpy(shared_action_labels(actions, library, self.fitted_actions))
@@ -227,18 +233,19 @@ class Anonymizer:
             raise InputError(clips[first].source_file, f"{role} clip {clips[first].name!r}: {errors[first]}")
         return batch, transforms
 
-    def _finish(self, batch: _Batch, running, retargeted: bool) -> list[tuple[Clip | None, Clip]]:
+    def _finish(self, batch: _Batch, running, residual_labels: dict | None,
+                retargeted: bool) -> list[tuple[Clip | None, Clip]]:
         """Invert the model's output, blend it and wrap the clips."""
         full = running.result()
         self._check_finite(full, batch.clips)
         inverted = invert_batch(full, batch.transforms)
         # the residual at the source's own frames: the source, or (config.residual = "naive") the source on
         # the reference's bone lengths, which rigid normalization leaves unchanged, or a re-timed residual
-        # mapped back like D (its timing is the template's: there is no source frame to keep)
+        # mapped back like D (its timing is the template's: there is no source frame to keep), or k-same's
         if self.model_residual:
             with torch.inference_mode():
                 moved = self.model.residual(*(torch.from_numpy(x).to(self.device, self.runner.dtype)
-                                              for x in (batch.src, batch.ref)))
+                                              for x in (batch.src, batch.ref)), **(residual_labels or {}))
             residuals = invert_batch(moved.float().cpu().numpy(), batch.transforms)
         elif self.naive_residual:
             residuals = naive_retarget_batch(batch.sources, batch.references, self.topology)

@@ -45,9 +45,12 @@ _PRESET_TABLE: dict[str, tuple[object, object]] = {
 }
 #: the model half of each preset; its training half (epochs, rates, batch) is `dtmr.train.presets.PRESETS`
 PRESET_NAMES = ("paper", "small")
-#: what the release blends D with (`DisentangledTMR.residual`); the "retimed" ones need action templates
-RESIDUALS = ("source", "naive", "retimed", "retimed-naive")
+#: what the release blends D with (`DisentangledTMR.residual`); the "retimed" ones need action templates,
+#: "ksame" the templates and a pool of training clips (dtmr/models/motion/)
+RESIDUALS = ("source", "naive", "retimed", "retimed-naive", "ksame")
 RETIMED_RESIDUALS = ("retimed", "retimed-naive")
+#: the residuals a motion anonymizer inside the model computes (`DisentangledTMR.residual`)
+MOTION_RESIDUALS = (*RETIMED_RESIDUALS, "ksame")
 #: what the decoder's last layer predicts: joint coordinates (the paper) or root + bone directions placed on
 #: the reference's bone lengths by forward kinematics (dtmr/models/kinematic_head.py)
 OUTPUT_HEADS = ("joints", "kinematic")
@@ -64,6 +67,7 @@ _INT_BOUNDS: dict[str, tuple[int, int]] = {
     "identity_channels": _WIDTH, "identity_heads": _HEADS, "bone_hidden": _WIDTH,
     "identity_fusion_hidden": _WIDTH, "identity_dim": _WIDTH,
     "decoder_layers": _DEPTH, "decoder_dim": _WIDTH, "decoder_heads": _HEADS, "decoder_ffn": _WIDTH,
+    "residual_k": (1, 64),
 }
 #: how many entries a tuple field may have
 _TUPLE_LENGTHS = {"action_conv_kernels": (1, 8), "mixformer_channels": (1, 8), "mixformer_blocks": (1, 8),
@@ -146,8 +150,11 @@ class DTMRConfig:
     # so that the residual path no longer carries the source's proportions), "retimed" or "retimed-naive" (the
     # source or its naive retarget warped onto its action's template timing, dtmr/models/motion/retime.py, so
     # that it no longer carries the source's rhythm either; the model then holds the templates, fitted on its
-    # training split). Not part of the presets.
+    # training split), or "ksame" (the time-aligned mean of the source and `residual_k` - 1 training clips of
+    # the same action by other subjects, on the reference's bone lengths, dtmr/models/motion/ksame.py; the
+    # model then holds the templates and the pool of training clips). Not part of the presets.
     residual: str = "source"
+    residual_k: int = 3
 
     # What the decoder predicts per frame: "joints" (J·3 coordinates, the paper) or "kinematic" (the root and
     # one direction per bone, placed on the reference's bone lengths: every output frame is a body with the
@@ -180,11 +187,14 @@ class DTMRConfig:
         return cls(topology=get_topology(topology).name, preset_name=name, **values)
 
     def to_dict(self) -> dict:
-        """Plain JSON/checkpoint-safe values (tuples become lists)."""
+        """Plain JSON/checkpoint-safe values (tuples become lists); `residual_k` only for the k-same residual,
+        so that every other model's config reads as it did before the field existed."""
         out = {}
         for f in dataclasses.fields(self):
             value = getattr(self, f.name)
             out[f.name] = list(value) if isinstance(value, tuple) else value
+        if self.residual != "ksame":
+            del out["residual_k"]
         return out
 
     @classmethod
@@ -260,6 +270,8 @@ def variant_label(config: dict, training: dict | None = None) -> str | None:
         return None
     residual = config.get("residual", "source")
     parts = [str(preset)] + ([] if residual == "source" else [f"{residual} residual"])
+    if residual == "ksame":
+        parts[-1] += f" k={config.get('residual_k')}"
     if config.get("output_head", "joints") != "joints":
         parts.append(f"{config['output_head']} output")
     training = training if isinstance(training, dict) else {}  # a checkpoint's, unchecked

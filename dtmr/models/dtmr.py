@@ -3,8 +3,9 @@
     src (B, 64, J, 3) -> motion features (B, 64, J, 9) -> E_A -> action memory (B, 64, 768)
     ref (B, 64, J, 3) -> mean pose, bone lengths     -> E_I -> identity        (B, 256)
     D(action memory, identity) -> (B, 64, J, 3), autoregressive (key/value cache at inference)
-    release = β·D + (1 − β)·residual(src, ref), residual = src (the paper), naive(src, ref), or either re-timed
-              onto its action's template (`config.residual`; the re-timed ones hold a `TemplateBank`)
+    release = β·D + (1 − β)·residual(src, ref), residual = src (the paper), naive(src, ref), either re-timed
+              onto its action's template, or the k-same average of src on ref's bone lengths (`config.residual`;
+              the re-timed ones hold a `TemplateBank`, k-same the templates and a pool of training clips)
     with `output_head = "kinematic"`, D places bone directions on ref's mean-pose bone lengths (a body by construction)
 
 The auxiliary heads of training (classifiers, adversaries, discriminator) are built by the trainer
@@ -20,10 +21,11 @@ from ..skeleton import get_topology
 from .action_encoder import ActionEncoder
 from .baselines.naive import NaiveRetargeter, mean_pose_bone_lengths
 from .checkpoint import register_method
-from .config import RETIMED_RESIDUALS, DTMRConfig
+from .config import MOTION_RESIDUALS, RETIMED_RESIDUALS, DTMRConfig
 from .decoder import FactorizedDecoder
 from .features import motion_features
 from .identity_encoder import IdentityEncoder
+from .motion.ksame import KSameMotion
 from .motion.retime import Retimer
 from .motion.templates import TemplateBank
 
@@ -34,16 +36,22 @@ DEFAULT_BETA = 0.2
 class DisentangledTMR(nn.Module):
     method = "dtmr"
 
-    def __init__(self, config: DTMRConfig, beta: float = DEFAULT_BETA, templates: TemplateBank | None = None):
-        """`templates`: the action templates of the training split (`TemplateBank.fit`), which a "retimed"
-        residual needs and every other residual refuses."""
+    def __init__(self, config: DTMRConfig, beta: float = DEFAULT_BETA, templates: TemplateBank | None = None,
+                 pool: tuple[torch.Tensor, torch.Tensor, torch.Tensor] | None = None):
+        """`templates`: the action templates of the training split (`TemplateBank.fit`), which a "retimed" or
+        "ksame" residual needs and every other residual refuses; `pool`: the k-same residual's training clips
+        (N, 64, J, 3) with their (N,) action and subject labels, which only it takes."""
         super().__init__()
         if not 0.0 <= beta <= 1.0:
             raise ValueError(f"beta must be in [0, 1], got {beta}")
-        if (templates is not None) != (config.residual in RETIMED_RESIDUALS):
+        if (templates is not None) != (config.residual in MOTION_RESIDUALS):
             raise ValueError(f"the {config.residual!r} residual "
-                             + ("re-times onto action templates: pass them (TemplateBank.fit on the training clips)"
+                             + ("needs action templates: pass them (TemplateBank.fit on the training clips)"
                                 if templates is None else "takes no action templates"))
+        if (pool is not None) != (config.residual == "ksame"):
+            raise ValueError(f"the {config.residual!r} residual "
+                             + ("averages with a pool of training clips: pass it (clips, actions, subjects)"
+                                if pool is None else "takes no pool of clips"))
         self.config = config
         self.topology = get_topology(config.topology)
         self.beta = float(beta)
@@ -51,8 +59,9 @@ class DisentangledTMR(nn.Module):
         self.identity_encoder = IdentityEncoder(config, self.topology)
         self.decoder = FactorizedDecoder(config, self.topology)
         self.naive = NaiveRetargeter(self.topology) if config.residual == "naive" else None
-        self.retimer = None if templates is None else Retimer(self.topology, templates,
-                                                              naive=config.residual == "retimed-naive")
+        self.retimer = Retimer(self.topology, templates, naive=config.residual == "retimed-naive") \
+            if config.residual in RETIMED_RESIDUALS else None
+        self.ksame = KSameMotion(self.topology, templates, *pool, k=config.residual_k) if pool is not None else None
 
     def _check_clip(self, x: torch.Tensor, what: str) -> None:
         expected = (self.config.frames, self.topology.num_joints, 3)
@@ -98,13 +107,24 @@ class DisentangledTMR(nn.Module):
         """True when the residual has its action template's timing, not the source's (so must the targets)."""
         return self.retimer is not None
 
-    def residual(self, src: torch.Tensor, ref: torch.Tensor) -> torch.Tensor:
+    @property
+    def residual_labels(self) -> tuple[str, ...]:
+        """The labels `residual` takes (`Anonymizer` passes them): k-same excludes the source's own subject
+        from its partners and takes its action's partners; re-timing takes the action's template."""
+        if self.ksame is not None:
+            return ("actions", "subjects")
+        return ("actions",) if self.retimer is not None else ()
+
+    def residual(self, src: torch.Tensor, ref: torch.Tensor, actions: torch.Tensor | None = None,
+                 subjects: torch.Tensor | None = None) -> torch.Tensor:
         """What the release blends with D, (B, 64, J, 3): the source, or the source naively retargeted to
-        the reference's bone lengths, or either re-timed onto its nearest action template (`config.residual`;
-        the template is always chosen by nearest neighbour, in training as in a release, where labels are
-        not passed)."""
+        the reference's bone lengths, or either re-timed onto its action template, or the k-same average on the
+        reference's bone lengths (`config.residual`). `actions` and `subjects` (B,) are data-set labels, -1
+        unknown; without them the template is the nearest one and no subject is excluded."""
+        if self.ksame is not None:
+            return self.ksame(src, ref, actions, subjects)
         if self.retimer is not None:
-            return self.retimer(src, ref)
+            return self.retimer(src, ref, actions)
         return src if self.naive is None else self.naive(src, ref)
 
     def config_dict(self) -> dict:
@@ -124,12 +144,23 @@ class DisentangledTMR(nn.Module):
         }
 
 
+#: the state-dict entries of the k-same residual's pool
+KSAME_POOL = ("ksame.pool", "ksame.pool_actions", "ksame.pool_subjects")
+
+
 def _build_from_checkpoint(checkpoint: dict) -> DisentangledTMR:
     beta = checkpoint.get("beta")
     config = DTMRConfig.from_dict(checkpoint["config"])
-    templates = TemplateBank.from_state_dict(config.topology, checkpoint["state_dict"], "retimer.bank.") \
-        if config.residual in RETIMED_RESIDUALS else None
-    return DisentangledTMR(config, beta=DEFAULT_BETA if beta is None else beta, templates=templates)
+    state = checkpoint["state_dict"]
+    templates, pool = None, None
+    if config.residual in RETIMED_RESIDUALS:
+        templates = TemplateBank.from_state_dict(config.topology, state, "retimer.bank.")
+    elif config.residual == "ksame":
+        templates = TemplateBank.from_state_dict(config.topology, state, "ksame.bank.")
+        if not all(name in state for name in KSAME_POOL):
+            raise ValueError(f"the file holds no k-same pool ({', '.join(KSAME_POOL)})")
+        pool = tuple(state[name] for name in KSAME_POOL)
+    return DisentangledTMR(config, beta=DEFAULT_BETA if beta is None else beta, templates=templates, pool=pool)
 
 
 register_method("dtmr", _build_from_checkpoint)

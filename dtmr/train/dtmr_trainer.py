@@ -13,7 +13,10 @@ identity clip's bone lengths, here and in D*; with `config.output_head = "kinema
 frames on the identity clip's bone lengths). A cross target is another performance than its source, so
 it is first warped onto the source's timing (`alignment.align_to_source`, dynamic time warping on bone
 directions); with a re-timed residual (`config.residual = "retimed"` or "retimed-naive") every target is
-warped onto the residual's timing instead, the action template's, which the release has. Teacher forcing
+warped onto the residual's timing instead, the action template's, which the release has. With the k-same
+residual (`config.residual = "ksame"`) the residual is naive(mean, ref), the mean being the source's k-same
+average (its partners depend on the source alone, so each training clip's is computed once when the trainer
+starts, `DTMRTrainer.train_averages`); it has the source's timing, and the targets are aligned as usual. Teacher forcing
 feeds the decoder the output it should produce, `D* = (target - (1-β)·src) / β`, shifted by one frame; one
 draw per batch decides (the stage's schedule).
 
@@ -41,7 +44,7 @@ from ..data.label_set import record_label_set
 from ..data.quadruplets import QuadrupletSampler
 from ..errors import DtmrError
 from ..models.checkpoint import save_checkpoint
-from ..models.config import RETIMED_RESIDUALS, DTMRConfig
+from ..models.config import MOTION_RESIDUALS, DTMRConfig
 from ..models.dtmr import DisentangledTMR
 from ..models.interface import blend_release
 from ..models.motion.templates import TemplateBank
@@ -129,8 +132,10 @@ class GeneratorLoss(nn.Module):
         self._critics = [critics]  # in a list: not a submodule, so DDP does not manage its parameters
 
     def forward(self, x: torch.Tensor, subjects: torch.Tensor, actions: torch.Tensor, fps: torch.Tensor,
-                stage: int, teacher_forced: bool) -> tuple[dict[str, torch.Tensor], dict[str, torch.Tensor]]:
-        """x (B, 4, 64, J, 3); subjects, actions: class indices (B, 4); fps (B, 4).
+                stage: int, teacher_forced: bool, averages: torch.Tensor | None = None,
+                ) -> tuple[dict[str, torch.Tensor], dict[str, torch.Tensor]]:
+        """x (B, 4, 64, J, 3); subjects, actions: class indices (B, 4); fps (B, 4); averages (B, 4, 64, J, 3):
+        the k-same averages of x's clips, for the k-same residual only.
 
         Returns the loss terms and the detached tensors the critic step needs.
         """
@@ -159,7 +164,10 @@ class GeneratorLoss(nn.Module):
             src = torch.cat([x[:, a] for a, _, _ in DECODE_PAIRS])  # (4B, 64, J, 3), pair-major
             target = torch.cat([x[:, t] for _, _, t in DECODE_PAIRS])
             references = torch.cat([x[:, i] for _, i, _ in DECODE_PAIRS])
-            base = model.residual(src, references)  # src, naive(src, ref), or either re-timed
+            if averages is not None:  # k-same: naive(average of the source and its partners, ref)
+                base = model.ksame.naive(torch.cat([averages[:, a] for a, _, _ in DECODE_PAIRS]), references)
+            else:
+                base = model.residual(src, references)  # src, naive(src, ref), or either re-timed
             if model.retimes:  # the release has the template's timing: every target is warped onto it
                 target = align_to_source(target, base, model.topology)
             else:
@@ -192,6 +200,20 @@ class GeneratorLoss(nn.Module):
                 terms["output_identity_adversary"] = L.kl_to_uniform(
                     frozen(critics.output_identity_adversary)(out[cross]))
         return terms, saved
+
+
+#: training clips per k-same average call (its DTW cost matrices grow with it)
+AVERAGE_CHUNK = 64
+
+
+def ksame_averages(ksame: nn.Module, train) -> torch.Tensor:
+    """(N, 64, J, 3) every training clip's k-same average (`KSameMotion.average`, its own subject excluded
+    from its partners and its action's partners taken), computed once, on the CPU."""
+    clips = torch.from_numpy(train.joints)
+    actions, subjects = torch.from_numpy(train.actions), torch.from_numpy(train.subjects)
+    with torch.no_grad():
+        return torch.cat([ksame.average(clips[i:i + AVERAGE_CHUNK], actions[i:i + AVERAGE_CHUNK],
+                                        subjects[i:i + AVERAGE_CHUNK]) for i in range(0, len(clips), AVERAGE_CHUNK)])
 
 
 def stage_weights(overrides: dict[str, float]) -> dict[int, dict[str, float]]:
@@ -237,10 +259,19 @@ class DTMRTrainer(EpochTrainer):
             model_config = DTMRConfig.preset(config.preset, data.topology, **config.model_overrides)
         except (TypeError, ValueError) as exc:
             raise DtmrError(f"invalid model options {config.model_overrides}: {exc}") from None
-        # a re-timed residual warps onto the action templates of the training half (dtmr/models/motion)
+        # a re-timed residual warps onto the action templates of the training half, k-same averages with its
+        # clips (dtmr/models/motion)
         templates = TemplateBank.fit(data.topology, data.train.joints, data.train.actions) \
-            if model_config.residual in RETIMED_RESIDUALS else None
-        self.model = DisentangledTMR(model_config, beta=config.beta, templates=templates).to(ctx.device)
+            if model_config.residual in MOTION_RESIDUALS else None
+        pool = tuple(torch.from_numpy(a) for a in (data.train.joints, data.train.actions, data.train.subjects)) \
+            if model_config.residual == "ksame" else None
+        try:
+            self.model = DisentangledTMR(model_config, beta=config.beta, templates=templates, pool=pool)
+        except ValueError as exc:  # e.g. an action with fewer subjects than k
+            raise DtmrError(f"{data.path}: {exc}") from None
+        #: each training clip's k-same average (N, 64, J, 3), for the k-same residual
+        self.train_averages = ksame_averages(self.model.ksame, data.train) if pool is not None else None
+        self.model.to(ctx.device)
         n_subjects, n_actions = len(data.subject_labels), len(data.action_labels)
         joints = self.model.topology.num_joints
         self.heads = AuxiliaryHeads(model_config.action_dim, model_config.identity_dim, joints, n_actions,
@@ -314,9 +345,10 @@ class DTMRTrainer(EpochTrainer):
                 if self.teacher_forcing else 0.0
             teacher_forced = per_batch_teacher_forcing(tf_prob, rng)
             device = self.ctx.device
+            averages = None if self.train_averages is None else self.train_averages[q].to(device)
             terms, saved = self.generator(
                 self.train_x[q].to(device), self.train_subjects[q].to(device), self.train_actions[q].to(device),
-                self.train_fps[q].to(device), stage, teacher_forced)
+                self.train_fps[q].to(device), stage, teacher_forced, averages)
             total = L.weighted_total(terms, weights)
             self.optimizers["generator"].zero_grad(set_to_none=True)
             total.backward()

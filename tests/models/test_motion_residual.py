@@ -1,12 +1,14 @@
 """DisentangledTMR with a re-timed residual ("retimed", "retimed-naive"): the model, its checkpoint, the
 Anonymizer's blend and a short training."""
 
+import dataclasses
+
 import numpy as np
 import pytest
 import torch
 
 from dtmr.data.synthetic import generate_clips
-from dtmr.errors import CheckpointError
+from dtmr.errors import CheckpointError, DtmrError
 from dtmr.io.library import ClipLibrary
 from dtmr.models import Anonymizer, DisentangledTMR, DTMRConfig
 from dtmr.models.checkpoint import (
@@ -54,7 +56,7 @@ def test_a_retimed_residual_is_the_retimer_of_the_models_templates(clips, bank):
         torch.testing.assert_close(model.residual(src, ref), Retimer("ntu25", bank, naive)(src, ref))
         assert variant_label(model.config_dict()) == f"small, {residual} residual"
     assert not DisentangledTMR(tiny("naive")).retimes
-    with pytest.raises(ValueError, match="re-times onto action templates: pass them"):
+    with pytest.raises(ValueError, match="needs action templates: pass them"):
         DisentangledTMR(tiny("retimed-naive"))
     with pytest.raises(ValueError, match="'source' residual takes no action templates"):
         DisentangledTMR(tiny("source"), templates=bank)
@@ -92,3 +94,71 @@ def test_training_with_a_retimed_residual_fits_the_templates_and_saves_them(clip
     loaded = Anonymizer.from_checkpoint(path, device="cpu")
     assert loaded.model.retimes
     torch.testing.assert_close(loaded.model.retimer.bank.templates, expected.templates)
+
+
+def _pool(clips):
+    arrays = prepare_clips(clips, "ntu25")
+    return arrays, tuple(torch.from_numpy(a) for a in (arrays.joints, arrays.actions, arrays.subjects))
+
+
+def test_a_ksame_residual_is_the_ksame_average_of_the_models_pool(clips, bank):
+    from dtmr.models.motion import KSameMotion
+
+    arrays, pool = _pool(clips)
+    config = DTMRConfig.preset("small", "ntu25", residual="ksame", residual_k=2, **TINY)
+    model = DisentangledTMR(config, beta=0.3, templates=bank, pool=pool)
+    assert {"ksame.pool", "ksame.pool_actions", "ksame.pool_subjects", "ksame.bank.templates"} <= set(model.state_dict())
+    assert model.residual_labels == ("actions", "subjects") and not model.retimes
+    src, ref = torch.from_numpy(arrays.joints[:2]), torch.from_numpy(arrays.joints[2:4])
+    subjects = torch.from_numpy(arrays.subjects[:2])
+    expected = KSameMotion("ntu25", bank, *pool, k=2)(src, ref, None, subjects)
+    torch.testing.assert_close(model.residual(src, ref, subjects=subjects), expected)
+    assert not torch.allclose(model.residual(src, ref), expected)  # without subjects a clip is its own partner
+    assert variant_label(model.config_dict()) == "small, ksame residual k=2"
+    assert "residual_k" not in tiny("naive").to_dict()  # other configs read as before the field existed
+    with pytest.raises(ValueError, match="averages with a pool of training clips: pass it"):
+        DisentangledTMR(config, templates=bank)
+    with pytest.raises(ValueError, match="'naive' residual takes no pool"):
+        DisentangledTMR(tiny("naive"), pool=pool)
+
+
+def test_the_anonymizer_blends_with_the_ksame_residual_excluding_the_sources_subject(clips, bank, tmp_path):
+    from dtmr.models.motion import KSameMotion
+
+    _, pool = _pool(clips)
+    config = DTMRConfig.preset("small", "ntu25", residual="ksame", residual_k=3, **TINY)
+    model = DisentangledTMR(config, beta=0.0, templates=bank, pool=pool).eval()
+    path = save_checkpoint(tmp_path / "dtmr_ksame.pt", model, data={}, metrics={})
+    source, reference = clips[1], clips[10]
+    released = Anonymizer.from_checkpoint(path, device="cpu").anonymize(source, reference)  # β = 0: the residual
+    (src, transform), (ref, _) = normalize(source.joints, NTU25), normalize(reference.joints, NTU25)
+    expected = KSameMotion("ntu25", bank, *pool, k=3)(torch.from_numpy(src)[None], torch.from_numpy(ref)[None],
+                                                     None, torch.tensor([source.subject]))
+    np.testing.assert_allclose(released.joints, transform.invert(expected[0].numpy()), atol=1e-5)
+    checkpoint = load_checkpoint(path)
+    del checkpoint["state_dict"]["ksame.pool_subjects"]
+    with pytest.raises(CheckpointError, match="the file holds no k-same pool"):
+        build_model_from_checkpoint(checkpoint, source=path)
+
+
+def test_training_with_a_ksame_residual_averages_every_training_clip_once(clips, tmp_path):
+    library = tmp_path / "tiny.h5"
+    ClipLibrary.create(library, clips).close()
+    data = load_training_data(library, "synthetic")
+    config = TrainConfig(data=str(library), split="synthetic", out=str(tmp_path / "run"), beta=0.5, epochs=(0, 2, 0),
+                         batch=2, quadruplets_per_epoch=4, lr=3e-3,
+                         model_overrides={**TINY, "residual": "ksame", "residual_k": 2})
+    trainer = DTMRTrainer(config, data, DistributedContext())
+    ksame = trainer.model.ksame
+    first = torch.from_numpy(data.train.joints[:3])
+    expected = ksame.average(first, torch.from_numpy(data.train.actions[:3]), torch.from_numpy(data.train.subjects[:3]))
+    torch.testing.assert_close(trainer.train_averages[:3], expected)
+    path = trainer.run()
+    assert all(np.isfinite(h["total"]) for h in trainer.history)
+    loaded = Anonymizer.from_checkpoint(path, device="cpu")
+    assert loaded.residual_labels == ("actions", "subjects")
+    torch.testing.assert_close(loaded.model.ksame.pool, torch.from_numpy(data.train.joints))
+    too_many = TrainConfig(**{**dataclasses.asdict(config), "out": str(tmp_path / "run5"),
+                              "model_overrides": {**TINY, "residual": "ksame", "residual_k": 5}})
+    with pytest.raises(DtmrError, match="k = 5 needs 5 subjects per action"):
+        DTMRTrainer(too_many, data, DistributedContext())
