@@ -291,9 +291,12 @@ class ClipLibrary:
         clips: Iterable[Clip],
         topology: str | None = None,
         action_names: Sequence[str] | None = None,
+        batch_clips: int = _BATCH_CLIPS,
     ) -> None:
         """`create` without opening the result: for a writer that does not read it back (opening checks the
-        whole file in the HDF5 watchdog's child process first)."""
+        whole file in the HDF5 watchdog's child process first). Clips are written `batch_clips` at a time
+        (fewer when their frames fill the batch first): a writer fed while it waits for more, like a release
+        merge, writes small batches so that little is left to write after the last clip arrives."""
         clips = iter(clips)
         first = next(clips, None)
         if topology is None and first is None:
@@ -307,7 +310,7 @@ class ClipLibrary:
                 _initialize(h5, topo.name)
                 if action_names is not None:
                     _set_action_names(h5, path, action_names)
-                writer = _ClipWriter(h5, str(path), topo.name)
+                writer = _ClipWriter(h5, str(path), topo.name, batch_clips)
                 for clip in itertools.chain([] if first is None else [first], clips):
                     writer.add(clip)
                 writer.finish()
@@ -362,10 +365,11 @@ def _set_action_names(h5: h5py.File, path: str | Path, action_names: Sequence[st
 class _ClipWriter:
     """Appends clips to an open library file in batches."""
 
-    def __init__(self, h5: h5py.File, path: str, topology: str):
+    def __init__(self, h5: h5py.File, path: str, topology: str, batch_clips: int = _BATCH_CLIPS):
         self.h5 = h5
         self.path = path
         self.topology = topology
+        self.batch_clips = batch_clips
         self.clips: list[Clip] = []
         self.frames = 0
 
@@ -378,7 +382,7 @@ class _ClipWriter:
             )
         self.clips.append(clip)
         self.frames += clip.num_frames
-        if len(self.clips) >= _BATCH_CLIPS or self.frames >= _BATCH_FRAMES:
+        if len(self.clips) >= self.batch_clips or self.frames >= _BATCH_FRAMES:
             self.flush()
 
     def finish(self) -> None:

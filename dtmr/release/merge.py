@@ -23,6 +23,9 @@ from .key import KeyEntry, ReleaseKey, write_key
 from .release import RELEASE_FORMAT, RELEASE_VERSION
 from .runner import MethodInfo
 
+#: clips per write of the merge: small, so that a merge fed as parts finish has little left to write after
+#: the last part (the run's tail); a constant, so that the bytes do not depend on the chunking
+MERGE_BATCH_CLIPS = 256
 #: what a `with_provenance` build leaves in, for its `kept` attribute
 PROVENANCE_KEPT = ("subject", "sample_name", "source_file", "view", "repetition", "extra")
 
@@ -50,7 +53,8 @@ def write_release(parts: Iterable[Sequence[Clip]], output: Path, key_path: Path,
                                sample_name=release_id)
 
     with atomic_write(output) as tmp:
-        ClipLibrary.write(tmp, released(), topology=info.topology, action_names=action_names)
+        ClipLibrary.write(tmp, released(), topology=info.topology, action_names=action_names,
+                          batch_clips=MERGE_BATCH_CLIPS)
         with h5py.File(tmp, "r+") as h5:
             for name, value in _attributes(info, settings["model_sha256"], token, options).items():
                 h5.attrs[name] = value
