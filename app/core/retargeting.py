@@ -36,6 +36,8 @@ class RetargetRequest:
     model: CheckpointInfo
     full_model: CheckpointInfo | None
     device: str | None
+    #: the open library's `action_names`: a re-timing or k-same model uses the action labels it shares with them
+    action_names: tuple[str, ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -69,14 +71,14 @@ class Retargeting:
         model = self._cached(request.model, request.device)
         token.check()
         progress(1, steps + 1, "running the model")
-        retargeted, released = model.retarget_pair(request.source, request.reference)
+        retargeted, released = model.retarget_pair(request.source, request.reference, request.action_names)
         token.check()
         note = request.model.label
         if steps == 2:
             full = self._cached(request.full_model, request.device)
             token.check()
             progress(2, steps + 1, "running the β = 1 model")
-            retargeted, _ = full.retarget_pair(request.source, request.reference)
+            retargeted, _ = full.retarget_pair(request.source, request.reference, request.action_names)
             note = f"{note}; retargeted view: {request.full_model.label}"
         progress(steps + 1, steps + 1, "done")
         return RetargetResult(request, retargeted, released, note)

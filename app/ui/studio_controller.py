@@ -188,7 +188,9 @@ class StudioController(QObject):
             self.comparison.set_unavailable(NO_MODEL_MESSAGE)
             self.comparison.set_status(NO_MODEL_MESSAGE)
             return
-        request = RetargetRequest(source, reference, self.model, self.catalog.full_model(self.model), self.device)
+        names = None if self.library is None else self.library.source.action_names
+        request = RetargetRequest(source, reference, self.model, self.catalog.full_model(self.model), self.device,
+                                  None if names is None else tuple(names))
         self.comparison.set_unavailable("")
         self.comparison.set_status(f"Retargeting with {self.model.label}…", busy=True)
         self._submit("inference", request)

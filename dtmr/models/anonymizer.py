@@ -148,13 +148,16 @@ class Anonymizer:
         return [released for _, released in self._pairs(clips, references, batch_size, retargeted=False,
                                                         action_names=action_names)]
 
-    def retarget_pair(self, clip: Clip, reference: Clip) -> tuple[Clip, Clip]:
-        """(retargeted: the full D, released: the β blend), both in the source's space and length."""
-        return self.retarget_pairs([clip], [reference])[0]
+    def retarget_pair(self, clip: Clip, reference: Clip,
+                      action_names: Sequence[str] | None = None) -> tuple[Clip, Clip]:
+        """(retargeted: the full D, released: the β blend), both in the source's space and length;
+        `action_names` as for `anonymize_batch`."""
+        return self.retarget_pairs([clip], [reference], action_names=action_names)[0]
 
     def retarget_pairs(self, clips: Sequence[Clip], references: Sequence[Clip] | Clip,
-                       batch_size: int = CPU_BATCH) -> list[tuple[Clip, Clip]]:
-        return self._pairs(clips, references, batch_size, retargeted=True)
+                       batch_size: int = CPU_BATCH, action_names: Sequence[str] | None = None,
+                       ) -> list[tuple[Clip, Clip]]:
+        return self._pairs(clips, references, batch_size, retargeted=True, action_names=action_names)
 
     # ------------------------------------------------------------------ internals
 

@@ -105,10 +105,12 @@ class FakeAnonymizer:
         self.topology = get_topology("ntu25")
         self.delay = delay
         self.calls: list[tuple[str, str]] = []
+        self.action_names: list = []  # what each call was told the library's action names are
         self.release = threading.Event()
 
-    def retarget_pair(self, clip: Clip, reference: Clip):
+    def retarget_pair(self, clip: Clip, reference: Clip, action_names=None):
         self.calls.append((clip.name, reference.name))
+        self.action_names.append(action_names)
         deadline = time.monotonic() + self.delay
         while time.monotonic() < deadline and not self.release.is_set():
             time.sleep(0.005)

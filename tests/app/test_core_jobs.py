@@ -50,6 +50,18 @@ def test_without_a_beta_one_model_the_retargeted_view_is_the_selected_models_own
     assert result.note == B02.label and loaded == [(Path("b02.pt"), None)]
 
 
+def test_the_librarys_action_names_reach_both_models():
+    models = {}
+
+    def load(info, device):
+        return models.setdefault(info.path, FakeAnonymizer(beta=info.beta))
+
+    names = ("", "walk in place", "wave")
+    Retargeting(load=load)(RetargetRequest(make_clip(0, 0), make_clip(2, 1), B02, B1, "cpu", names), CancelToken(),
+                           no_progress)
+    assert [m.action_names for m in models.values()] == [[names], [names]]
+
+
 def test_cancelled_job_raises_before_running_the_model():
     token = CancelToken()
     token.cancel()

@@ -179,6 +179,8 @@ def test_newer_request_supersedes_and_ui_stays_responsive(studio, fakes, models_
     assert studio.comparison.clips[ViewKind.RELEASED].extra["source_clip"] == "S01A02V0"
     ran = [call[0] for call in slow.calls]
     assert ran[-1] == "S01A02V0" and "S01A01V0" not in ran  # the middle request never ran
+    # the open library's action names go with every request (re-timing and k-same use the shared labels)
+    assert slow.action_names[-1] == tuple(studio.controller.library.source.action_names)
 
 
 def test_add_checkpoint_dialog_and_device(studio, tmp_path, monkeypatch, qtbot):
