@@ -291,11 +291,11 @@ class ClipLibrary:
         clips: Iterable[Clip],
         topology: str | None = None,
         action_names: Sequence[str] | None = None,
-        batch_clips: int = _BATCH_CLIPS,
+        batch_clips: int | None = None,
     ) -> None:
         """`create` without opening the result: for a writer that does not read it back (opening checks the
         whole file in the HDF5 watchdog's child process first). Clips are written `batch_clips` at a time
-        (fewer when their frames fill the batch first): a writer fed while it waits for more, like a release
+        (default _BATCH_CLIPS; fewer when their frames fill the batch first): a writer fed while it waits for more, like a release
         merge, writes small batches so that little is left to write after the last clip arrives."""
         clips = iter(clips)
         first = next(clips, None)
@@ -363,15 +363,23 @@ def _set_action_names(h5: h5py.File, path: str | Path, action_names: Sequence[st
 
 
 class _ClipWriter:
-    """Appends clips to an open library file in batches."""
+    """Appends clips to an open library file in batches.
 
-    def __init__(self, h5: h5py.File, path: str, topology: str, batch_clips: int = _BATCH_CLIPS):
+    Into a new file it keeps the checksum of every dataset running as it writes (zlib's CRC continues over
+    consecutive bytes), so `finish` does not read the whole file back; appending to an existing file
+    checksums what is in the file instead."""
+
+    def __init__(self, h5: h5py.File, path: str, topology: str, batch_clips: int | None = None):
         self.h5 = h5
         self.path = path
         self.topology = topology
-        self.batch_clips = batch_clips
+        self.batch_clips = _BATCH_CLIPS if batch_clips is None else batch_clips
         self.clips: list[Clip] = []
         self.frames = 0
+        offsets = h5["offsets"]
+        #: dataset name -> CRC of what was written so far; None: read the file back at the end
+        self.crcs: dict[str, int] | None = \
+            {"offsets": _checksum(offsets[()])} if offsets.shape[0] == 1 and not len(h5["clips"][JOINTS_CRC]) else None
 
     def add(self, clip: Clip) -> None:
         if clip.topology != self.topology:
@@ -388,8 +396,23 @@ class _ClipWriter:
     def finish(self) -> None:
         """Write what is buffered, then checksum `offsets` and every column (see `_read_checked`)."""
         self.flush()
-        for ds in (self.h5["offsets"], *(self.h5["clips"][name] for name in (*COLUMNS, JOINTS_CRC))):
-            ds.attrs[_CHECKSUM] = _checksum(ds.asstr()[()] if ds.dtype.kind == "O" else ds[()])
+        for name, ds in (("offsets", self.h5["offsets"]),
+                         *((name, self.h5["clips"][name]) for name in (*COLUMNS, JOINTS_CRC))):
+            if self.crcs is not None:
+                ds.attrs[_CHECKSUM] = self.crcs.get(name, 0)
+            else:
+                ds.attrs[_CHECKSUM] = _checksum(ds.asstr()[()] if ds.dtype.kind == "O" else ds[()])
+
+    def _checksum_more(self, name: str, values: np.ndarray) -> None:
+        """Continue `name`'s running checksum over `values`, appended after what it covers (`_checksum`'s
+        bytes: the raw array, or the texts joined by NUL)."""
+        if self.crcs is None:
+            return
+        if values.dtype.kind == "O":  # `_storable` texts: no NUL, valid UTF-8
+            data = (("\0" if name in self.crcs else "") + "\0".join(values.tolist())).encode("utf-8")
+        else:
+            data = np.ascontiguousarray(values).tobytes()
+        self.crcs[name] = zlib.crc32(data, self.crcs.get(name, 0))
 
     def flush(self) -> None:
         if not self.clips:
@@ -403,7 +426,9 @@ class _ClipWriter:
         offsets = self.h5["offsets"]
         first_clip = offsets.shape[0] - 1
         offsets.resize(first_clip + len(clips) + 1, axis=0)
-        offsets[first_clip + 1:] = first_frame + np.cumsum(lengths)
+        ends = first_frame + np.cumsum(lengths)
+        offsets[first_clip + 1:] = ends
+        self._checksum_more("offsets", ends.astype(offsets.dtype))
         values = {
             **{name: [-1 if getattr(c, name) is None else getattr(c, name) for c in clips] for name in INT_COLUMNS},
             "fps": [c.fps for c in clips],
@@ -418,12 +443,15 @@ class _ClipWriter:
         for name, column in values.items():
             ds = group[name]
             ds.resize(first_clip + len(clips), axis=0)
-            ds[first_clip:] = np.array(column, dtype=object if name in TEXT_COLUMNS else ds.dtype)
+            array = np.array(column, dtype=object if name in TEXT_COLUMNS else ds.dtype)
+            ds[first_clip:] = array
+            self._checksum_more(name, array)
 
 
 def _storable(text: str) -> str:
-    """`text` as valid UTF-8: a file name with undecodable bytes (lone surrogates) gets "?" for them."""
-    return text.encode("utf-8", "replace").decode("utf-8")
+    """`text` as valid UTF-8 without NUL: a file name with undecodable bytes (lone surrogates) gets "?" for
+    them, and so does a NUL (HDF5 strings end at it; h5py refuses to write one)."""
+    return text.encode("utf-8", "replace").decode("utf-8").replace("\0", "?")
 
 
 def _checksum(values: np.ndarray) -> int:

@@ -311,3 +311,45 @@ def test_damaged_bytes_give_valid_clips_or_an_input_error(tmp_path, monkeypatch,
         assert len(clips) == len(GOOD_CLIPS)
         for written, read in zip(GOOD_CLIPS, clips):
             assert_same_clip(written, read)
+
+
+def _checksums(path) -> dict[str, int]:
+    with h5py.File(path, "r") as h5:
+        datasets = {"offsets": h5["offsets"], **{name: ds for name, ds in h5["clips"].items()}}
+        return {name: int(ds.attrs["crc32"]) for name, ds in datasets.items()}
+
+
+def _recomputed(path) -> dict[str, int]:
+    from dtmr.io.library import _checksum
+
+    with h5py.File(path, "r") as h5:
+        datasets = {"offsets": h5["offsets"], **{name: ds for name, ds in h5["clips"].items()}}
+        return {name: _checksum(ds.asstr()[()] if ds.dtype.kind == "O" else ds[()]) for name, ds in datasets.items()}
+
+
+@pytest.mark.parametrize("batch", [1, 3, 4096])
+def test_running_checksums_of_a_new_file_equal_those_of_its_contents(rng, tmp_path, batch):
+    clips = make_clips(rng, 7)
+    clips[1] = clips[1].replace(sample_name="ünï€ode", extra={"note": "naïve ✓", "x": ""})
+    clips[5] = clips[5].replace(sample_name="")
+    path = tmp_path / "lib.h5"
+    ClipLibrary.write(path, clips, batch_clips=batch)
+    assert set(_checksums(path)) >= {"offsets", "extra", "joints_crc32", "fps"}
+    assert _checksums(path) == _recomputed(path)
+    ClipLibrary.write(tmp_path / "empty.h5", [], topology="ntu25")
+    assert _checksums(tmp_path / "empty.h5") == _recomputed(tmp_path / "empty.h5")
+    with ClipLibrary(path) as library:  # and the file reads: every checksum is checked on open or first use
+        assert [c.sample_name for c in library.read_all()][:2] == ["s0", "ünï€ode"]
+
+
+def test_a_text_holding_nul_is_stored_with_a_question_mark_and_an_append_checksums_the_file(rng, tmp_path):
+    clips = make_clips(rng, 4)
+    clips[2] = clips[2].replace(sample_name="a\0b")  # HDF5 strings end at NUL: h5py refuses to write one
+    path = tmp_path / "lib.h5"
+    ClipLibrary.write(path, clips, batch_clips=2)
+    assert _checksums(path) == _recomputed(path)
+    with ClipLibrary(path) as library:
+        assert library.read(2).sample_name == "a?b"
+        library.append(make_clips(rng, 3))
+        assert len(library) == 7
+    assert _checksums(path) == _recomputed(path)
