@@ -13,6 +13,11 @@ library's, repeated to `--clips`. Beside the figures: the float32 matmul peak (`
 the same thread count, the load average at the start and the core count. One process uses `--threads`
 (default 1), as each worker does. A worker run includes starting its processes (spawn, importing torch,
 loading the model); its forward runs in the workers, so it has no share outside the forward.
+
+Beside the process comparison, the machine's own ceiling for it (`process_ceiling`): the model's forward
+alone, batch 32, timed in one process and then in N processes at once (each started and warmed before the
+timed loop): N × the work over the slowest process's time, against one process's. Two vCPUs that share a
+physical core or memory bandwidth give less than N, and no anonymize run can beat that.
 """
 
 from __future__ import annotations
@@ -162,10 +167,59 @@ def run_anonymize_benchmark(presets: tuple[str, ...] = PRESETS, clips: int = 32,
             figures["process_chunk"] = chunk
             figures["clips_per_s_processes"] = {"1": one, str(processes): clips / wall}
             figures["process_speedup"] = clips / wall / one
+            figures["process_ceiling"] = process_ceiling(preset, processes, threads)
             figures["batch32_over_batch1"] = figures["clips_per_s"]["32"] / figures["clips_per_s"]["1"]
             figures["auto_over_batch1"] = figures["clips_per_s"]["auto"] / figures["clips_per_s"]["1"]
             out["presets"][preset] = figures
     return out
+
+
+#: forward calls of batch 32 each process times for `process_ceiling`, and how long one may take at most
+CEILING_CALLS = {"small": 12, "paper": 2}
+CEILING_TIMEOUT_S = 600
+
+
+def _forward_loop(preset: str, threads: int, calls: int, ready, seconds) -> None:
+    """One process of `process_ceiling`: build and warm the model, meet the others at `ready`, time `calls`
+    forwards."""
+    import torch
+
+    from ..models import DisentangledTMR, DTMRConfig
+
+    torch.set_num_threads(threads)
+    torch.manual_seed(0)
+    model = DisentangledTMR(DTMRConfig.preset(preset, TOPOLOGY)).eval()
+    clips = torch.randn(32, 64, model.topology.num_joints, 3)
+    with torch.inference_mode():
+        model.retarget(clips, clips)
+        ready.wait()
+        begin = time.perf_counter()
+        for _ in range(calls):
+            model.retarget(clips, clips)
+        seconds.put(time.perf_counter() - begin)
+
+
+def process_ceiling(preset: str, processes: int, threads: int = 1) -> float:
+    """How many times one process's forward throughput `processes` processes reach at once on this machine
+    (`processes` × one process's time over the slowest of the concurrent ones)."""
+    import multiprocessing
+
+    context = multiprocessing.get_context("spawn")
+    times = []
+    for count in (1, processes):
+        ready, seconds = context.Barrier(count), context.Queue()
+        workers = [context.Process(target=_forward_loop, args=(preset, threads, CEILING_CALLS[preset], ready, seconds))
+                   for _ in range(count)]
+        for worker in workers:
+            worker.start()
+        try:
+            times.append(max(seconds.get(timeout=CEILING_TIMEOUT_S) for _ in workers))
+        finally:
+            for worker in workers:
+                worker.join(timeout=CEILING_TIMEOUT_S)
+                if worker.is_alive():
+                    worker.terminate()
+    return processes * times[0] / times[1]
 
 
 def process_chunk(clips: int, processes: int) -> int:
@@ -207,5 +261,6 @@ def run(args: argparse.Namespace) -> int:
                   f"({100 * set_up:4.1f}% once set up, after {figures['set_up_s'][label]:.2f} s)")
         n = str(result["processes"])
         print(f"  batch {figures['process_chunk']}, {n} processes {figures['clips_per_s_processes'][n]:8.2f} clips/s = "
-              f"{figures['process_speedup']:.2f}x one process")
+              f"{figures['process_speedup']:.2f}x one process (this machine's ceiling: the forward alone in {n} "
+              f"processes at once reaches {figures['process_ceiling']:.2f}x)")
     return 0
