@@ -4,12 +4,16 @@ One point per release: x = the action kept, the audit's raw-trained action recog
 percentage of its accuracy on the raw release; y = the worst case over the attacker suite, in multiples of
 chance re-identification (± the folds' std). The naive retarget is the yardstick: the figure marks it, half
 its worst case (the goal) and 2× chance (the target aimed for), and 85 % of raw action (the utility goal).
+
+Audits given the same label are trainings of one setting (`dtmr train --seed`): they make one point, the mean
+over the trainings with the sample std over them (`dtmr.eval.metrics.summarize`, as
+scripts/summarize_trainings.py does for `dtmr evaluate`), and the table lists each training's value.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ..errors import DtmrError
@@ -29,6 +33,8 @@ class FrontierPoint:
     times_chance_std: float
     worst: str  # "tcn, adaptive"
     yardstick: bool  # the naive retarget
+    #: (action kept, × chance) of each training when the point is a setting's mean over several
+    trainings: tuple[tuple[float, float], ...] = ()
 
 
 def _action(audit: dict) -> float:
@@ -55,7 +61,27 @@ def frontier_points(audits: Sequence[dict], labels: Sequence[str], yardstick: st
                                     times_chance_std=float(row["accuracy"]["std"]) / chance,
                                     worst=f"{worst['name']}, {worst['form']}",
                                     yardstick=audit["release"].get("method") == yardstick))
-    return points
+    return _over_trainings(points)
+
+
+def _over_trainings(points: list[FrontierPoint]) -> list[FrontierPoint]:
+    """Points of one label merged into their mean over the trainings, in the order of their first."""
+    from ..eval.metrics import summarize
+
+    groups: dict[str, list[FrontierPoint]] = {}
+    for point in points:
+        groups.setdefault(point.label, []).append(point)
+    merged = []
+    for members in groups.values():
+        if len(members) == 1:
+            merged.append(members[0])
+            continue
+        kept, times = summarize([p.action_kept for p in members]), summarize([p.times_chance for p in members])
+        worst = sorted({p.worst for p in members})
+        merged.append(replace(members[0], action_kept=kept["mean"], times_chance=times["mean"],
+                              times_chance_std=times["std"], worst=" / ".join(worst),
+                              trainings=tuple((p.action_kept, p.times_chance) for p in members)))
+    return merged
 
 
 def plot_frontier(path: Path, points: Sequence[FrontierPoint], title: str) -> None:
@@ -102,6 +128,9 @@ def frontier_table(points: Sequence[FrontierPoint]) -> str:
         ratio = f"{point.times_chance / naive.times_chance:.2f}×" if naive else "–"
         met = (naive is not None and point.action_kept >= ACTION_KEPT_GOAL
                and point.times_chance <= naive.times_chance / 2)
-        lines.append(f"| {point.label} | {point.action_kept:.0f} % | {point.times_chance:.2f} ± "
-                     f"{point.times_chance_std:.2f} | {point.worst} | {ratio} | {'**yes**' if met else 'no'} |")
+        kept, times = f"{point.action_kept:.0f} %", f"{point.times_chance:.2f} ± {point.times_chance_std:.2f}"
+        if point.trainings:  # a setting over its trainings: each training's value too
+            kept += " (" + " / ".join(f"{k:.0f}" for k, _ in point.trainings) + ")"
+            times += " (" + " / ".join(f"{t:.2f}" for _, t in point.trainings) + f"; {len(point.trainings)} trainings)"
+        lines.append(f"| {point.label} | {kept} | {times} | {point.worst} | {ratio} | {'**yes**' if met else 'no'} |")
     return "\n".join(lines)

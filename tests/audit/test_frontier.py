@@ -76,3 +76,15 @@ def test_the_script_writes_the_plot_and_prints_the_table(tmp_path, capsys):
     assert out.is_file() and "| k-same | 88 % |" in capsys.readouterr().out
     assert script.main([*folders[1:], "--labels", "naive,k-same,retime", "--title", "t", "--out", str(out)]) == 1
     assert "raw release" in capsys.readouterr().err
+
+
+def test_audits_of_one_label_are_trainings_of_one_setting_merged_into_their_mean():
+    audits = [*AUDITS[:2], _audit("dtmr", 17.0, 1.0, 76.0), _audit("dtmr", 19.0, 2.0, 72.0)]
+    points = frontier_points(audits, ["raw", "naive", "k-same residual", "k-same residual"])
+    assert [p.label for p in points] == ["raw", "naive", "k-same residual"]
+    merged = points[2]
+    assert merged.action_kept == pytest.approx(92.5) and merged.times_chance == pytest.approx(1.8)
+    assert merged.times_chance_std == pytest.approx(np.std([1.7, 1.9], ddof=1))  # over the trainings
+    assert np.allclose(merged.trainings, [(95.0, 1.7), (90.0, 1.9)])
+    row = frontier_table(points).splitlines()[-1]
+    assert row.startswith("| k-same residual | 92 % (95 / 90) | 1.80 ± 0.14 (1.70 / 1.90; 2 trainings) |")
