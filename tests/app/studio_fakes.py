@@ -172,7 +172,16 @@ def save_tiny_dtmr_checkpoint(path: Path, beta: float = 0.2, seed: int = 0) -> P
 
 
 def settle(qtbot, window, timeout: int = 20000) -> None:
-    """Wait until every background job of the window is done and the latest frame is drawn."""
-    qtbot.waitUntil(lambda: not window.controller.busy, timeout=timeout)
-    QApplication.processEvents()
+    """Wait until every background job of the window is done and the latest frame is drawn.
+
+    A job thread posts its result before it stops being busy, and the result's handler may submit the next
+    job (a retarget's result starts the model views' recognition): so idle means not busy *after* the
+    results posted so far were delivered."""
+    def idle() -> bool:
+        if window.controller.busy:
+            return False
+        QApplication.processEvents()
+        return not window.controller.busy
+
+    qtbot.waitUntil(idle, timeout=timeout)
     window.coalescer.flush()
