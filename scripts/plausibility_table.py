@@ -76,7 +76,7 @@ def library_rows(path: Path, against: Path | None = None) -> dict[str, np.ndarra
         clips = [source.read(i) for i in range(len(source))]
     finally:
         source.close()
-    scores = [clip_plausibility(clip, body).as_dict() for clip, body in zip(clips, bodies)]
+    scores = [clip_plausibility(clip, body).as_dict() for clip, body in zip(clips, bodies, strict=True)]
     rows = {k: np.array([s[k] for s in scores]) for k in (*COMPONENTS, "score")}
     if against is not None:
         mine, theirs = _by_source(path), _by_source(against)

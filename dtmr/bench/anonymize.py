@@ -7,8 +7,8 @@ For each preset (`small`, `paper`): clips/s at model batch 1, 32 and auto in one
 model's forward (`retarget`; the target is at most 10 %), the same share once the run is set up (after the
 first forward started: files opened, model loaded), and clips/s in one process against `--processes`
 (`dtmr anonymize --workers`), with their ratio, in `dtmr anonymize`'s default chunks (smaller when `--clips`
-is under 64 per process, so that every process has work). The model is an untrained DisentangledTMR built from the preset's config: its
-weights do not change the arithmetic, so it times the same as a trained one. The clips are the demo
+is under 64 per process, so that every process has work). The model is an untrained DisentangledTMR built
+from the preset's config: its weights do not change the arithmetic, so it times the same as a trained one. The clips are the demo
 library's, repeated to `--clips`. Beside the figures: the float32 matmul peak (`dtmr bench model`'s GEMM) at
 the same thread count, the load average at the start and the core count. One process uses `--threads`
 (default 1), as each worker does. A worker run includes starting its processes (spawn, importing torch,
@@ -213,13 +213,30 @@ def process_ceiling(preset: str, processes: int, threads: int = 1) -> float:
         for worker in workers:
             worker.start()
         try:
-            times.append(max(seconds.get(timeout=CEILING_TIMEOUT_S) for _ in workers))
+            times.append(max(_next_time(seconds, workers) for _ in workers))
         finally:
             for worker in workers:
                 worker.join(timeout=CEILING_TIMEOUT_S)
                 if worker.is_alive():
                     worker.terminate()
     return processes * times[0] / times[1]
+
+
+def _next_time(seconds, workers) -> float:
+    """The next loop time a `process_ceiling` process reports; a DtmrError when one of them died first (its
+    error went to stderr) or none reported within CEILING_TIMEOUT_S."""
+    import queue
+
+    from ..errors import DtmrError
+
+    deadline = time.monotonic() + CEILING_TIMEOUT_S
+    while time.monotonic() < deadline:
+        try:
+            return seconds.get(timeout=0.5)
+        except queue.Empty:
+            if any(worker.exitcode not in (None, 0) for worker in workers):
+                raise DtmrError("bench anonymize: a process of the ceiling measurement stopped") from None
+    raise DtmrError(f"bench anonymize: the ceiling measurement took more than {CEILING_TIMEOUT_S} s") from None
 
 
 def process_chunk(clips: int, processes: int) -> int:

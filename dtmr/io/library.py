@@ -295,8 +295,9 @@ class ClipLibrary:
     ) -> None:
         """`create` without opening the result: for a writer that does not read it back (opening checks the
         whole file in the HDF5 watchdog's child process first). Clips are written `batch_clips` at a time
-        (default _BATCH_CLIPS; fewer when their frames fill the batch first): a writer fed while it waits for more, like a release
-        merge, writes small batches so that little is left to write after the last clip arrives."""
+        (default _BATCH_CLIPS; fewer when their frames fill the batch first): a writer fed while it waits for
+        more, like a release merge, writes small batches so that little is left to write after the last clip
+        arrives."""
         clips = iter(clips)
         first = next(clips, None)
         if topology is None and first is None:

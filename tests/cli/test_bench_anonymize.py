@@ -30,3 +30,18 @@ def test_a_tiny_run_reports_every_figure_as_json(capsys):
 def test_an_unknown_preset_is_one_line(capsys):
     assert main(["bench", "anonymize", "--presets", "small,huge"]) == 2
     assert "--presets: choose among small, paper" in capsys.readouterr().err
+
+
+def test_the_ceiling_measurement_stops_at_a_dead_process_instead_of_waiting():
+    import queue
+    import types
+
+    from dtmr.bench.anonymize import _next_time
+    from dtmr.errors import DtmrError
+
+    reported = queue.Queue()
+    reported.put(1.5)
+    alive, dead = types.SimpleNamespace(exitcode=None), types.SimpleNamespace(exitcode=1)
+    assert _next_time(reported, [alive]) == 1.5
+    with pytest.raises(DtmrError, match="a process of the ceiling measurement stopped"):
+        _next_time(reported, [alive, dead])

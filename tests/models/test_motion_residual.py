@@ -80,13 +80,18 @@ def test_the_checkpoint_holds_the_templates_and_the_anonymizer_blends_with_the_r
         build_model_from_checkpoint(checkpoint, source=path)
 
 
-def test_training_with_a_retimed_residual_fits_the_templates_and_saves_them(clips, tmp_path):
+def tiny_training(clips, tmp_path, **residual):
+    """(the training data, the config of a 2-epoch stage-2 training of a tiny model with `residual` options)."""
     library = tmp_path / "tiny.h5"
     ClipLibrary.create(library, clips).close()
     data = load_training_data(library, "synthetic")
     config = TrainConfig(data=str(library), split="synthetic", out=str(tmp_path / "run"), beta=0.5, epochs=(0, 2, 0),
-                         batch=2, quadruplets_per_epoch=4, lr=3e-3,
-                         model_overrides={**TINY, "residual": "retimed-naive"})
+                         batch=2, quadruplets_per_epoch=4, lr=3e-3, model_overrides={**TINY, **residual})
+    return data, config
+
+
+def test_training_with_a_retimed_residual_fits_the_templates_and_saves_them(clips, tmp_path):
+    data, config = tiny_training(clips, tmp_path, residual="retimed-naive")
     trainer = DTMRTrainer(config, data, DistributedContext())
     path = trainer.run()
     assert all(np.isfinite(h["total"]) for h in trainer.history)
@@ -107,7 +112,8 @@ def test_a_ksame_residual_is_the_ksame_average_of_the_models_pool(clips, bank):
     arrays, pool = _pool(clips)
     config = DTMRConfig.preset("small", "ntu25", residual="ksame", residual_k=2, **TINY)
     model = DisentangledTMR(config, beta=0.3, templates=bank, pool=pool)
-    assert {"ksame.pool", "ksame.pool_actions", "ksame.pool_subjects", "ksame.bank.templates"} <= set(model.state_dict())
+    saved = set(model.state_dict())
+    assert {"ksame.pool", "ksame.pool_actions", "ksame.pool_subjects", "ksame.bank.templates"} <= saved
     assert model.residual_labels == ("actions", "subjects") and not model.retimes
     src, ref = torch.from_numpy(arrays.joints[:2]), torch.from_numpy(arrays.joints[2:4])
     subjects = torch.from_numpy(arrays.subjects[:2])
@@ -142,12 +148,7 @@ def test_the_anonymizer_blends_with_the_ksame_residual_excluding_the_sources_sub
 
 
 def test_training_with_a_ksame_residual_averages_every_training_clip_once(clips, tmp_path):
-    library = tmp_path / "tiny.h5"
-    ClipLibrary.create(library, clips).close()
-    data = load_training_data(library, "synthetic")
-    config = TrainConfig(data=str(library), split="synthetic", out=str(tmp_path / "run"), beta=0.5, epochs=(0, 2, 0),
-                         batch=2, quadruplets_per_epoch=4, lr=3e-3,
-                         model_overrides={**TINY, "residual": "ksame", "residual_k": 2})
+    data, config = tiny_training(clips, tmp_path, residual="ksame", residual_k=2)
     trainer = DTMRTrainer(config, data, DistributedContext())
     ksame = trainer.model.ksame
     first = torch.from_numpy(data.train.joints[:3])
@@ -158,7 +159,7 @@ def test_training_with_a_ksame_residual_averages_every_training_clip_once(clips,
     loaded = Anonymizer.from_checkpoint(path, device="cpu")
     assert loaded.residual_labels == ("actions", "subjects")
     torch.testing.assert_close(loaded.model.ksame.pool, torch.from_numpy(data.train.joints))
-    too_many = TrainConfig(**{**dataclasses.asdict(config), "out": str(tmp_path / "run5"),
-                              "model_overrides": {**TINY, "residual": "ksame", "residual_k": 5}})
+    too_many = dataclasses.replace(config, out=str(tmp_path / "run5"),
+                                   model_overrides={**TINY, "residual": "ksame", "residual_k": 5})
     with pytest.raises(DtmrError, match="k = 5 needs 5 subjects per action"):
         DTMRTrainer(too_many, data, DistributedContext())
