@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Issue 19's trained settings: DisentangledTMR with a motion residual, trained, released, audited and
+# published, one setting after another (one CPU thread: run at most two of these side by side).
+#
+#     scripts/residual_trainings.sh D RESIDUAL:BETA:SEED ...
+#
+# D: nwucla, uiprmd or synthetic (the library runs/D.h5, made by scripts/motion_frontier.sh).
+# RESIDUAL: naive, retimed-naive or ksame3 (the k-same residual with k = 3). Each setting is the recipe of
+# the k-same trainings in docs/RESULTS.md ("Motion anonymizers"): the `small` preset, epochs 4,4,3, 1,024
+# quadruplets, batch 8, output adversary at lr 1e-3 with warmed output critics and weight 1. The model goes
+# to runs/D/dtmr_RESIDUAL_bBETA_sSEED, its release and audit to runs/audit/D_dtmr_..., the published audit to
+# docs/results/audit/D_dtmr_... Every step is skipped when its output exists, so a stopped run resumes
+# (a training stopped half way resumes with `dtmr train --resume`).
+set -euo pipefail
+
+D=${1:?data set: nwucla, uiprmd or synthetic}
+shift
+PY=${PYTHON:-.venv/bin/python}
+export OMP_NUM_THREADS=1
+LIB=runs/$D.h5
+[ -f "$LIB" ] || { echo "no library $LIB: run scripts/motion_frontier.sh $D raw first" >&2; exit 1; }
+mkdir -p runs/audit "runs/$D"
+
+for setting in "$@"; do
+  IFS=: read -r residual beta seed <<< "$setting"
+  case $residual in
+    naive|retimed-naive) options=(--model-option "residual=$residual") ;;
+    ksame*) options=(--model-option residual=ksame --model-option "residual_k=${residual#ksame}") ;;
+    *) echo "unknown residual $residual (naive, retimed-naive, ksameK)" >&2; exit 1 ;;
+  esac
+  name=dtmr_${residual}_b${beta}_s$seed
+  run=runs/$D/$name
+  if [ ! -f "$run/model.pt" ]; then
+    resume=()
+    [ -f "$run/train_state.pt" ] && resume=(--resume)
+    "$PY" -m dtmr train --data "$LIB" --split "$D" --preset small --beta "$beta" --epochs 4,4,3 \
+        --quadruplets 1024 --batch 8 "${options[@]}" --output-adversary-lr 1e-3 --warm-output-critics \
+        --loss-weight output_identity_adversary=1 --seed "$seed" --device cpu --out "$run" "${resume[@]}"
+  fi
+  release=runs/audit/${D}_$name.h5
+  [ -f "$release" ] || "$PY" -m dtmr anonymize "$LIB" --model "$run/model.pt" --device cpu -o "$release"
+  audit=runs/audit/${D}_$name.audit
+  [ -f "$audit/audit.json" ] || "$PY" -m dtmr audit "$release" --key "runs/audit/${D}_$name.key.json" \
+                                  --raw "$LIB" --device cpu --attackers tcn,bone-lengths --out "$audit"
+  "$PY" scripts/publish_audit.py "$audit" "docs/results/audit/${D}_$name"
+done
