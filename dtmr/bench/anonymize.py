@@ -7,7 +7,10 @@ For each preset (`small`, `paper`): clips/s at model batch 1, 32 and auto in one
 model's forward (`retarget`; the target is at most 10 %), the same share once the run is set up (after the
 first forward started: files opened, model loaded), and clips/s in one process against `--processes`
 (`dtmr anonymize --workers`), with their ratio, in `dtmr anonymize`'s default chunks (smaller when `--clips`
-is under 64 per process, so that every process has work). The model is an untrained DisentangledTMR built
+is under 64 per process, so that every process has work). That ratio is given twice: for the whole run
+(starting the processes, loading the model, writing the key included: what a short run sees) and once
+running (`process_speedup_running`: the extra clips of a run of `--clips` over one of half as many, over the
+extra time, so that every fixed cost cancels: what a data set of hours converges to). The model is an untrained DisentangledTMR built
 from the preset's config: its weights do not change the arithmetic, so it times the same as a trained one. The clips are the demo
 library's, repeated to `--clips`. Beside the figures: the float32 matmul peak (`dtmr bench model`'s GEMM) at
 the same thread count, the load average at the start and the core count. One process uses `--threads`
@@ -160,18 +163,30 @@ def run_anonymize_benchmark(presets: tuple[str, ...] = PRESETS, clips: int = 32,
                 figures["share_outside_forward_set_up"][label] = 1 - forward / (wall - setup)
                 figures["set_up_s"][label] = setup
             chunk = process_chunk(clips, processes)
-            one = figures["clips_per_s"]["auto"]
-            if chunk != default_chunk():
-                one = clips / _timed_run(library, model, release, chunk, "auto", 1)[0]
-            wall, _, _ = _timed_run(library, model, release, chunk, "auto", processes)
+            half_clips = max(1, clips // 2)
+            half = _write_clips(folder, half_clips)
+            walls = {}  # processes -> (wall of `clips`, wall of `half_clips`), each count's two runs in a row
+            for count in (1, processes):
+                walls[count] = tuple(_timed_run(lib, model, release, chunk, "auto", count)[0] for lib in (library, half))
             figures["process_chunk"] = chunk
-            figures["clips_per_s_processes"] = {"1": one, str(processes): clips / wall}
-            figures["process_speedup"] = clips / wall / one
+            figures["clips_per_s_processes"] = {str(n): clips / wall for n, (wall, _) in walls.items()}
+            figures["process_speedup"] = walls[1][0] / walls[processes][0]
+            running = {str(n): _running_rate(clips - half_clips, wall - wall_half)
+                       for n, (wall, wall_half) in walls.items()}
+            figures["clips_per_s_processes_running"] = running
+            figures["process_speedup_running"] = \
+                running[str(processes)] / running["1"] if running["1"] and running[str(processes)] else None
             figures["process_ceiling"] = process_ceiling(preset, processes, threads)
             figures["batch32_over_batch1"] = figures["clips_per_s"]["32"] / figures["clips_per_s"]["1"]
             figures["auto_over_batch1"] = figures["clips_per_s"]["auto"] / figures["clips_per_s"]["1"]
             out["presets"][preset] = figures
     return out
+
+
+def _running_rate(clips: int, seconds: float) -> float | None:
+    """Clips/s of a run once running: the extra clips over the extra seconds of a longer run (None when noise
+    made the longer run no longer: too few clips to tell)."""
+    return clips / seconds if clips > 0 and seconds > 0 else None
 
 
 #: forward calls of batch 32 each process times for `process_ceiling`, and how long one may take at most
@@ -277,7 +292,9 @@ def run(args: argparse.Namespace) -> int:
             print(f"  batch {label:<5} {rate:8.2f} clips/s   {100 * share:5.1f}% outside the model's forward "
                   f"({100 * set_up:4.1f}% once set up, after {figures['set_up_s'][label]:.2f} s)")
         n = str(result["processes"])
-        print(f"  batch {figures['process_chunk']}, {n} processes {figures['clips_per_s_processes'][n]:8.2f} clips/s = "
-              f"{figures['process_speedup']:.2f}x one process (this machine's ceiling: the forward alone in {n} "
-              f"processes at once reaches {figures['process_ceiling']:.2f}x)")
+        running = figures["process_speedup_running"]
+        print(f"  chunks of {figures['process_chunk']}, 1 / {n} processes {figures['clips_per_s_processes']['1']:.2f} / "
+              f"{figures['clips_per_s_processes'][n]:.2f} clips/s = {figures['process_speedup']:.2f}x whole run; once "
+              f"running {'n/a (too few clips)' if running is None else f'{running:.2f}x'} (this machine's ceiling: "
+              f"the forward alone in {n} processes at once reaches {figures['process_ceiling']:.2f}x)")
     return 0

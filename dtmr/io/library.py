@@ -177,8 +177,7 @@ class ClipLibrary:
     def metadata(self, i: int) -> dict:
         """The `Clip` fields but joints of clip i (so `Clip(joints, **library.metadata(i))` works)."""
         i = self._index(i)
-        meta = {name: int(self.column(name)[i]) for name in INT_COLUMNS}
-        meta = {name: (None if value < 0 else value) for name, value in meta.items()}
+        meta = {name: _label_from_stored(self.column(name)[i]) for name in INT_COLUMNS}
         meta["fps"] = float(self.column("fps")[i])
         meta["topology"] = str(self.column("topology")[i]) or self.topology
         meta["sample_name"] = str(self.column("sample_name")[i]) or None
@@ -187,12 +186,11 @@ class ClipLibrary:
         return meta
 
     def _extra(self, i: int) -> dict[str, str]:
-        text = str(self.column("extra")[i])
         with self._reading():
-            extra = json.loads(text) if text else {}
-        if not isinstance(extra, dict):
+            extra = _extra_from_text(str(self.column("extra")[i]))
+        if extra is None:
             raise InputError(self.path, f"clip {i}: 'extra' is not a JSON object")
-        return {str(k): str(v) for k, v in extra.items()}
+        return extra
 
     def metadata_table(self) -> dict[str, np.ndarray]:
         """One array per field, length N: ints (-1 unknown), fps, str objects, `extra` dicts, `num_frames`."""
@@ -292,12 +290,14 @@ class ClipLibrary:
         topology: str | None = None,
         action_names: Sequence[str] | None = None,
         batch_clips: int | None = None,
+        compress: bool = True,
     ) -> None:
         """`create` without opening the result: for a writer that does not read it back (opening checks the
-        whole file in the HDF5 watchdog's child process first). Clips are written `batch_clips` at a time
-        (default _BATCH_CLIPS; fewer when their frames fill the batch first): a writer fed while it waits for
-        more, like a release merge, writes small batches so that little is left to write after the last clip
-        arrives."""
+        whole file in the HDF5 watchdog's child process first; `stored_form` gives what reading would).
+        Clips are written `batch_clips` at a time (default _BATCH_CLIPS; fewer when their frames fill the
+        batch first): a writer fed while it waits for more, like a release merge, writes small batches so that
+        little is left to write after the last clip arrives. `compress=False` stores the joints without gzip
+        (still chunked and checksummed): for scratch files read once, where gzip is half the writing time."""
         clips = iter(clips)
         first = next(clips, None)
         if topology is None and first is None:
@@ -308,7 +308,7 @@ class ClipLibrary:
             raise InputError(path, f"unknown topology {topology!r}") from None
         with atomic_write(path) as tmp:
             with h5py.File(tmp, "w") as h5:
-                _initialize(h5, topo.name)
+                _initialize(h5, topo.name, compress)
                 if action_names is not None:
                     _set_action_names(h5, path, action_names)
                 writer = _ClipWriter(h5, str(path), topo.name, batch_clips)
@@ -331,7 +331,7 @@ class ClipLibrary:
         self._open()
 
 
-def _initialize(h5: h5py.File, topology: str) -> None:
+def _initialize(h5: h5py.File, topology: str, compress: bool = True) -> None:
     topo = get_topology(topology)
     h5.attrs["format"] = FORMAT
     h5.attrs["version"] = VERSION
@@ -340,8 +340,8 @@ def _initialize(h5: h5py.File, topology: str) -> None:
     h5.attrs["parents"] = np.array(topo.parents, dtype=np.int16)
     h5.create_dataset(
         "joints_flat", shape=(0, topo.num_joints, 3), maxshape=(None, topo.num_joints, 3), dtype=np.float32,
-        chunks=(CHUNK_FRAMES, topo.num_joints, 3), shuffle=True, compression="gzip", compression_opts=4,
-        fletcher32=True,
+        chunks=(CHUNK_FRAMES, topo.num_joints, 3), fletcher32=True,
+        **({"shuffle": True, "compression": "gzip", "compression_opts": 4} if compress else {}),
     )
     h5.create_dataset("offsets", data=np.zeros(1, dtype=np.int64), maxshape=(None,), chunks=(1024,), fletcher32=True)
     clips = h5.create_group("clips")
@@ -431,13 +431,12 @@ class _ClipWriter:
         offsets[first_clip + 1:] = ends
         self._checksum_more("offsets", ends.astype(offsets.dtype))
         values = {
-            **{name: [-1 if getattr(c, name) is None else getattr(c, name) for c in clips] for name in INT_COLUMNS},
+            **{name: [_stored_label(getattr(c, name)) for c in clips] for name in INT_COLUMNS},
             "fps": [c.fps for c in clips],
             "sample_name": [_storable(c.sample_name or "") for c in clips],
             "source_file": [_storable(c.source_file or "") for c in clips],
             "topology": [c.topology for c in clips],
-            "extra": [_storable(json.dumps(c.extra, sort_keys=True, ensure_ascii=False)) if c.extra else ""
-                      for c in clips],
+            "extra": [_extra_text(c.extra) for c in clips],
             JOINTS_CRC: [zlib.crc32(np.ascontiguousarray(c.joints)) for c in clips],
         }
         group = self.h5["clips"]
@@ -447,6 +446,43 @@ class _ClipWriter:
             array = np.array(column, dtype=object if name in TEXT_COLUMNS else ds.dtype)
             ds[first_clip:] = array
             self._checksum_more(name, array)
+
+
+def stored_form(clip: Clip) -> Clip:
+    """`clip` as a library gives it back once written: its metadata through the writer's encodings and the
+    reader's decodings (unknown labels, text made storable, `extra` through JSON as strings). The joints are
+    the clip's own (a Clip holds float32, which is what is stored). A writer that keeps what it wrote, a
+    release part (dtmr/release/chunks.py), uses it instead of reading its file back; a test pins it to
+    reading."""
+    extra = _extra_from_text(_extra_text(clip.extra))
+    return clip.replace(
+        **{name: _label_from_stored(_stored_label(getattr(clip, name))) for name in INT_COLUMNS},
+        fps=float(np.float64(clip.fps)), sample_name=_storable(clip.sample_name or "") or None,
+        source_file=_storable(clip.source_file or "") or None, extra={} if extra is None else extra,
+    )
+
+
+def _stored_label(value: int | None) -> int:
+    return -1 if value is None else value
+
+
+def _label_from_stored(value) -> int | None:
+    """A label column's value as a Clip field: negative numbers are unknown."""
+    value = int(value)
+    return None if value < 0 else value
+
+
+def _extra_text(extra: dict) -> str:
+    return _storable(json.dumps(extra, sort_keys=True, ensure_ascii=False)) if extra else ""
+
+
+def _extra_from_text(text: str) -> dict[str, str] | None:
+    """The `extra` column's text as a dict of strings; None when it is not a JSON object (a JSON error
+    propagates: readers wrap it with the file's name)."""
+    extra = json.loads(text) if text else {}
+    if not isinstance(extra, dict):
+        return None
+    return {str(k): str(v) for k, v in extra.items()}
 
 
 def _storable(text: str) -> str:

@@ -4,12 +4,12 @@ A part depends only on its chunk: its clips, their references (drawn per (seed, 
 `reference_index`) and the method's noise (seeded per source index) do not depend on which process writes
 it, nor when. Each part carries the provenance the release's key is built from (`Job.provenance`).
 
-The process that merges reads every part back. The parts it writes itself it reads back at once, through
-the library `ClipLibrary.create` returns already open and checked, and keeps them for the merge while they
-hold under KEEP_BYTES of joints: the merge then opens no file twice (an open is a full read by the HDF5
-watchdog's child process, dtmr/io/hdf5_watchdog.py). What it keeps is what reopening the file would give.
-A `--workers` process does the same and sends what it kept to the merging process (dtmr/release/workers.py);
-a part nobody keeps is written without being opened again (`ClipLibrary.write`).
+The process that merges needs every part's clips. Those of the parts it writes itself it keeps in memory
+while they hold under KEEP_BYTES of joints, in their stored form (`stored_form`: what reading the part back
+would give, which a test pins), so the merge opens no part it wrote (an open is a full read by the HDF5
+watchdog's child process, dtmr/io/hdf5_watchdog.py, then a checked read). A `--workers` process does the
+same and sends what it kept to the merging process (dtmr/release/workers.py). Parts are scratch files, read
+at most once (by a resumed run): their joints are stored without gzip, which is half of writing them.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ import numpy as np
 from ..data.clip import Clip
 from ..data.reference_pool import ReferencePool
 from ..errors import DtmrError
-from ..io.library import ClipLibrary
+from ..io.library import ClipLibrary, stored_form
 from ..io.sources import ClipSource
 from .runner import Method
 
@@ -114,11 +114,9 @@ class Job(PartFiles):
         released = self.runner.run(clips, refs, indices, self.seed, self.batch, self.source.action_names)
         out = [r.replace(extra=self.provenance(r, c, i, ref if j >= 0 else None, j))
                for r, c, i, ref, j in zip(released, clips, indices, refs, picks)]
-        if not (keep and self.kept_bytes < KEEP_BYTES):
-            ClipLibrary.write(self.part(start), out, action_names=self.source.action_names)
-            return
-        with ClipLibrary.create(self.part(start), out, action_names=self.source.action_names) as part:
-            self.kept[start] = part.read_all()
+        ClipLibrary.write(self.part(start), out, action_names=self.source.action_names, compress=False)
+        if keep and self.kept_bytes < KEEP_BYTES:
+            self.kept[start] = [stored_form(clip) for clip in out]
             self.kept_bytes += sum(c.joints.nbytes for c in self.kept[start])
 
     def read(self, start: int) -> list[Clip]:

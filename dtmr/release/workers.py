@@ -11,8 +11,8 @@ The run's serial work is kept off the critical path:
   says so;
 - this process merges part k into the release as soon as parts 0..k exist (dtmr/release/merge.py), while
   the workers compute the rest, and draws the one progress bar. A worker sends the clips of the part it
-  wrote with its message, as it read them back from the file it wrote (what `PartFiles.read` would give), so
-  this process opens no part of this run: only the parts of an earlier, interrupted run are read from disk.
+  wrote with its message, in their stored form (what `PartFiles.read` would give, dtmr/release/chunks.py), so
+  no process reads back a part of this run: only the parts of an earlier, interrupted run are read from disk.
 
 A part depends only on its chunk, so which worker writes it does not change the release: it is byte for byte
 that of one process with the same `run.json`, provided the arithmetic is the same in every process (same

@@ -23,6 +23,10 @@ def test_a_tiny_run_reports_every_figure_as_json(capsys):
     assert figures["process_chunk"] == 2 and set(figures["clips_per_s_processes"]) == {"1", "2"}
     assert figures["process_speedup"] == pytest.approx(
         figures["clips_per_s_processes"]["2"] / figures["clips_per_s_processes"]["1"])
+    running = figures["clips_per_s_processes_running"]  # 4 clips against 2: noise may make it unmeasurable
+    assert set(running) == {"1", "2"} and all(rate is None or rate > 0 for rate in running.values())
+    assert figures["process_speedup_running"] is None or figures["process_speedup_running"] == pytest.approx(
+        running["2"] / running["1"])
     assert 0 < figures["process_ceiling"] <= 2.5  # two processes at once: about 2x at most, with timing noise
     assert figures["auto_over_batch1"] == pytest.approx(figures["clips_per_s"]["auto"] / figures["clips_per_s"]["1"])
 
@@ -45,3 +49,10 @@ def test_the_ceiling_measurement_stops_at_a_dead_process_instead_of_waiting():
     assert _next_time(reported, [alive]) == 1.5
     with pytest.raises(DtmrError, match="a process of the ceiling measurement stopped"):
         _next_time(reported, [alive, dead])
+
+
+def test_the_rate_once_running_is_the_extra_clips_over_the_extra_time():
+    from dtmr.bench.anonymize import _running_rate
+
+    assert _running_rate(1440, 12.0) == 120.0
+    assert _running_rate(2, 0.0) is None and _running_rate(2, -0.1) is None  # the longer run was not longer

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from dtmr.data.clip import Clip
 from dtmr.errors import InputError
 from dtmr.io import hdf5_watchdog
-from dtmr.io.library import ClipLibrary
+from dtmr.io.library import ClipLibrary, stored_form
 
 
 def make_clips(rng, count=6, topology="ntu25", joints=25):
@@ -353,3 +353,38 @@ def test_a_text_holding_nul_is_stored_with_a_question_mark_and_an_append_checksu
         library.append(make_clips(rng, 3))
         assert len(library) == 7
     assert _checksums(path) == _recomputed(path)
+
+
+_TEXT = st.text(st.characters(codec="utf-8") | st.sampled_from(["\0", "\ud800", "é", "✓"]), max_size=8)
+_LABEL = st.none() | st.integers(-3, 2**40) | st.booleans()
+_EXTRA_VALUE = _TEXT | st.integers(-5, 5) | st.floats(allow_nan=False, width=32) | st.booleans() | st.none()
+
+
+# What a release part's writer keeps instead of reading its file back (dtmr/release/chunks.py): it must be
+# what reading gives, for any metadata a clip can carry.
+@settings(max_examples=60, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(subject=_LABEL, action=_LABEL, fps=st.floats(0.5, 240.0), name=st.none() | _TEXT,
+       source=st.none() | _TEXT, extra=st.dictionaries(_TEXT, _EXTRA_VALUE, max_size=4), compress=st.booleans())
+def test_the_stored_form_of_a_clip_is_what_reading_it_back_gives(tmp_path, subject, action, fps, name, source,
+                                                                  extra, compress):
+    clip = Clip(joints=np.arange(2 * 25 * 3, dtype=np.float32).reshape(2, 25, 3) / 7, fps=fps, subject=subject,
+                action=action, view=-1, sample_name=name, source_file=source, extra=extra)
+    path = tmp_path / "lib.h5"
+    ClipLibrary.write(path, [clip, clip.replace(extra={})], compress=compress)
+    with ClipLibrary(path) as library:
+        read = library.read_all()
+    for kept, back in zip((stored_form(clip), stored_form(clip.replace(extra={}))), read):
+        assert kept.joints.tobytes() == back.joints.tobytes() and kept.joints.dtype == back.joints.dtype
+        assert kept.metadata() == back.metadata()
+        assert all(type(kept.metadata()[k]) is type(v) for k, v in back.metadata().items())
+
+
+def test_an_uncompressed_library_reads_the_same_and_is_still_checksummed(rng, tmp_path):
+    clips = make_clips(rng)
+    ClipLibrary.write(tmp_path / "plain.h5", clips, compress=False)
+    with h5py.File(tmp_path / "plain.h5", "r") as h5:
+        assert h5["joints_flat"].compression is None and h5["joints_flat"].fletcher32
+    with ClipLibrary(tmp_path / "plain.h5") as library:
+        for a, b in zip(clips, library.read_all()):
+            assert_same_clip(a, b)

@@ -15,6 +15,7 @@ import pytest
 
 from dtmr.cli import main
 from dtmr.io.library import ClipLibrary
+from dtmr.release import chunks
 from dtmr.release.anonymize import RUN_STATE
 from dtmr.release.key import key_path_for
 from dtmr.resources import resource_path
@@ -38,15 +39,15 @@ def _command(source, out, *args) -> list[str]:
 
 def _one_process_release(source, out, monkeypatch, *args) -> str:
     """A one-process release at `out`; returns its run.json, drawn by a first run stopped after one part."""
-    real_create = ClipLibrary.create
+    real_write = ClipLibrary.write
 
     def stop_at_the_second_part(path, clips, *a, **k):
         if str(path).endswith("part-00001.h5"):
             raise KeyboardInterrupt
-        return real_create(path, clips, *a, **k)
+        return real_write(path, clips, *a, **k)
 
     with monkeypatch.context() as patch:
-        patch.setattr(ClipLibrary, "create", staticmethod(stop_at_the_second_part))
+        patch.setattr(ClipLibrary, "write", staticmethod(stop_at_the_second_part))
         assert main(_command(source, out, *args)) == 130
     state = (out.parent / (out.name + ".parts") / RUN_STATE).read_text()
     assert main(_command(source, out, *args)) == 0
@@ -77,6 +78,22 @@ def test_two_workers_write_the_one_process_release_byte_for_byte(source, tmp_pat
     _same_run(two, state)
     assert main(_command(source, two, *how, "--workers", "2")) == 0
     _assert_identical(one, two)
+
+
+@pytest.mark.parametrize("provenance", [[], ["--with-provenance"]], ids=["scrubbed", "provenance"])
+def test_parts_kept_in_memory_merge_into_the_release_that_reading_them_back_gives(source, tmp_path, monkeypatch,
+                                                                                   provenance):
+    """A process keeps the parts it writes in their stored form instead of reading them back (and `--workers`
+    send that form): the release must be the one merged from the part files."""
+    how = ["--model", str(MODEL), "--device", "cpu", *provenance]
+    kept = tmp_path / "kept" / "released.h5"
+    kept.parent.mkdir()
+    state = _one_process_release(source, kept, monkeypatch, *how)
+    read = tmp_path / "read" / "released.h5"
+    _same_run(read, state)
+    monkeypatch.setattr(chunks, "KEEP_BYTES", 0)  # nothing kept: every part is read from its file
+    assert main(_command(source, read, *how)) == 0
+    _assert_identical(kept, read)
 
 
 @pytest.mark.slow

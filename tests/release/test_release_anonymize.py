@@ -143,14 +143,14 @@ def test_fixed_length_resamples_and_keeps_missing_joints_missing(source, tmp_pat
 def test_resume_after_a_kill_gives_the_same_release(source, tmp_path, monkeypatch):
     out = tmp_path / "released.h5"
     parts = tmp_path / "released.h5.parts"
-    real_create = ClipLibrary.create
+    real_write = ClipLibrary.write
 
     def crash_on_second_part(path, clips, *args, **kwargs):
         if str(path).endswith("part-00001.h5"):
             raise KeyboardInterrupt
-        return real_create(path, clips, *args, **kwargs)
+        return real_write(path, clips, *args, **kwargs)
 
-    monkeypatch.setattr(ClipLibrary, "create", staticmethod(crash_on_second_part))
+    monkeypatch.setattr(ClipLibrary, "write", staticmethod(crash_on_second_part))
     assert _anonymize(source, out, "--method", "naive") == 130
     assert (parts / "part-00000.h5").is_file() and not out.exists() and not key_path_for(out).exists()
     state = json.loads((parts / "run.json").read_text())
@@ -158,8 +158,8 @@ def test_resume_after_a_kill_gives_the_same_release(source, tmp_path, monkeypatc
         first = [c.joints for c in part.read_all()]
 
     written = []
-    monkeypatch.setattr(ClipLibrary, "create", staticmethod(
-        lambda path, clips, *a, **k: written.append(os.path.basename(path)) or real_create(path, clips, *a, **k)))
+    monkeypatch.setattr(ClipLibrary, "write", staticmethod(
+        lambda path, clips, *a, **k: written.append(os.path.basename(path)) or real_write(path, clips, *a, **k)))
     real_write_key = merge.write_key
 
     def killed_after_the_key(key):
@@ -244,15 +244,15 @@ def test_bad_options_are_refused_before_any_work(source, tmp_path, capsys, args,
 def test_the_model_batch_is_a_setting_of_the_run(source, tmp_path, monkeypatch, capsys):
     """A batch's arithmetic depends on its size: a resume with another --batch would mix two releases."""
     out = tmp_path / "released.h5"
-    real_create = ClipLibrary.create
+    real_write = ClipLibrary.write
 
     def crash_on_second_part(path, clips, *args, **kwargs):
         if str(path).endswith("part-00001.h5"):
             raise KeyboardInterrupt
-        return real_create(path, clips, *args, **kwargs)
+        return real_write(path, clips, *args, **kwargs)
 
     with monkeypatch.context() as patch:
-        patch.setattr(ClipLibrary, "create", staticmethod(crash_on_second_part))
+        patch.setattr(ClipLibrary, "write", staticmethod(crash_on_second_part))
         assert _anonymize(source, out, "--model", str(MODEL), "--device", "cpu", "--batch", "2") == 130
     assert json.loads((tmp_path / "released.h5.parts" / "run.json").read_text())["settings"]["batch"] == 2
     assert _anonymize(source, out, "--model", str(MODEL), "--device", "cpu") == 2
