@@ -7,7 +7,7 @@ For each preset (`small`, `paper`): clips/s at model batch 1, 32 and auto in one
 model's forward (`retarget`; the target is at most 10 %), the same share once the run is set up (after the
 first forward started: files opened, model loaded), and clips/s in one process against `--processes`
 (`dtmr anonymize --workers`), with their ratio, in `dtmr anonymize`'s default chunks (smaller when `--clips`
-is under 64 per process, so that every process has work). That ratio is given twice: for the whole run
+is under 64 per process in the shorter of its two runs, so that every process has work). That ratio is given twice: for the whole run
 (starting the processes, loading the model, writing the key included: what a short run sees) and once
 running (`process_speedup_running`: the extra clips of a run of `--clips` over one of half as many, over the
 extra time, so that every fixed cost cancels: what a data set of hours converges to). The model is an untrained DisentangledTMR built
@@ -162,8 +162,8 @@ def run_anonymize_benchmark(presets: tuple[str, ...] = PRESETS, clips: int = 32,
                 figures["share_outside_forward"][label] = 1 - forward / wall
                 figures["share_outside_forward_set_up"][label] = 1 - forward / (wall - setup)
                 figures["set_up_s"][label] = setup
-            chunk = process_chunk(clips, processes)
             half_clips = max(1, clips // 2)
+            chunk = process_chunk(half_clips, processes)  # every process has work in both runs
             half = _write_clips(folder, half_clips)
             walls = {}  # processes -> (wall of `clips`, wall of `half_clips`), each count's two runs in a row
             for count in (1, processes):

@@ -20,7 +20,7 @@ def test_a_tiny_run_reports_every_figure_as_json(capsys):
     assert set(figures["clips_per_s"]) == set(figures["share_outside_forward"]) == {"1", "32", "auto"}
     assert all(rate > 0 for rate in figures["clips_per_s"].values())
     assert all(0 < share < 1 for share in figures["share_outside_forward"].values())
-    assert figures["process_chunk"] == 2 and set(figures["clips_per_s_processes"]) == {"1", "2"}
+    assert figures["process_chunk"] == 1 and set(figures["clips_per_s_processes"]) == {"1", "2"}
     assert figures["process_speedup"] == pytest.approx(
         figures["clips_per_s_processes"]["2"] / figures["clips_per_s_processes"]["1"])
     running = figures["clips_per_s_processes_running"]  # 4 clips against 2: noise may make it unmeasurable
