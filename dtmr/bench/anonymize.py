@@ -5,17 +5,18 @@ normalize them, run the model, invert, blend, write the parts and merge them int
 For each preset (`small`, `paper`): clips/s at model batch 1, 32 and auto in one process (`dtmr anonymize
 --batch`, in its default chunks of 64; auto is 32 on the CPU), the share of that time spent outside the
 model's forward (`retarget`; the target is at most 10 %), the same share once the run is set up (after the
-first forward started: files opened, model loaded), and clips/s in one process against `--processes`
-(`dtmr anonymize --workers`), with their ratio, in `dtmr anonymize`'s default chunks (smaller when `--clips`
-is under 64 per process in the shorter of its two runs, so that every process has work). That ratio is given twice: for the whole run
-(starting the processes, loading the model, writing the key included: what a short run sees) and once
-running (`process_speedup_running`: the extra clips of a run of `--clips` over one of half as many, over the
-extra time, so that every fixed cost cancels: what a data set of hours converges to). The model is an untrained DisentangledTMR built
-from the preset's config: its weights do not change the arithmetic, so it times the same as a trained one. The clips are the demo
-library's, repeated to `--clips`. Beside the figures: the float32 matmul peak (`dtmr bench model`'s GEMM) at
-the same thread count, the load average at the start and the core count. One process uses `--threads`
-(default 1), as each worker does. A worker run includes starting its processes (spawn, importing torch,
-loading the model); its forward runs in the workers, so it has no share outside the forward.
+first forward started: files opened, model loaded), and clips/s in one process against `--processes` (`dtmr
+anonymize --workers`), with their ratio, in `dtmr anonymize`'s default chunks (smaller when `--clips` is under
+64 per process in the shorter of its two runs, so that every process has work). That ratio is given twice: for
+the whole run (starting the processes, loading the model, writing the key included: what a short run sees) and
+once running (`process_speedup_running`: the extra clips of a run of `--clips` over one of half as many, over
+the extra time, so that every fixed cost cancels: what a data set of hours converges to). The model is an
+untrained DisentangledTMR built from the preset's config: its weights do not change the arithmetic, so it
+times the same as a trained one. The clips are the demo library's, repeated to `--clips`. Beside the figures:
+the float32 matmul peak (`dtmr bench model`'s GEMM) at the same thread count, the load average at the start
+and the core count. One process uses `--threads` (default 1), as each worker does. A worker run includes
+starting its processes (spawn, importing torch, loading the model); its forward runs in the workers, so it has
+no share outside the forward.
 
 Beside the process comparison, the machine's own ceiling for it (`process_ceiling`): the model's forward
 alone, batch 32, timed in one process and then in N processes at once (each started and warmed before the
@@ -167,7 +168,8 @@ def run_anonymize_benchmark(presets: tuple[str, ...] = PRESETS, clips: int = 32,
             half = _write_clips(folder, half_clips)
             walls = {}  # processes -> (wall of `clips`, wall of `half_clips`), each count's two runs in a row
             for count in (1, processes):
-                walls[count] = tuple(_timed_run(lib, model, release, chunk, "auto", count)[0] for lib in (library, half))
+                walls[count] = tuple(_timed_run(lib, model, release, chunk, "auto", count)[0]
+                                     for lib in (library, half))
             figures["process_chunk"] = chunk
             figures["clips_per_s_processes"] = {str(n): clips / wall for n, (wall, _) in walls.items()}
             figures["process_speedup"] = walls[1][0] / walls[processes][0]
@@ -293,8 +295,9 @@ def run(args: argparse.Namespace) -> int:
                   f"({100 * set_up:4.1f}% once set up, after {figures['set_up_s'][label]:.2f} s)")
         n = str(result["processes"])
         running = figures["process_speedup_running"]
-        print(f"  chunks of {figures['process_chunk']}, 1 / {n} processes {figures['clips_per_s_processes']['1']:.2f} / "
-              f"{figures['clips_per_s_processes'][n]:.2f} clips/s = {figures['process_speedup']:.2f}x whole run; once "
+        rates = figures["clips_per_s_processes"]
+        print(f"  chunks of {figures['process_chunk']}, 1 / {n} processes {rates['1']:.2f} / "
+              f"{rates[n]:.2f} clips/s = {figures['process_speedup']:.2f}x whole run; once "
               f"running {'n/a (too few clips)' if running is None else f'{running:.2f}x'} (this machine's ceiling: "
               f"the forward alone in {n} processes at once reaches {figures['process_ceiling']:.2f}x)")
     return 0

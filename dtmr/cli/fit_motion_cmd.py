@@ -31,6 +31,10 @@ def register(sub: argparse._SubParsersAction) -> None:
                                                              "measures 2, 3, 5, 8)")
     p.add_argument("--timing", choices=("source", "template"), default="source",
                    help="k-same: align the k clips onto the source's timing (default) or the action template's")
+    p.add_argument("--embedder", metavar="RECOGNIZER.pt",
+                   help="k-same: an action recognizer (`dtmr train-recognizer --task action` on the same split) "
+                        "whose embedding chooses the partners and the action of sources without a known action "
+                        "label (default: the nearest action template); its weights go into the file")
     p.add_argument("--topology", help="fit for this joint set (ntu25 maps other sets to it)")
     p.add_argument("-o", "--out", required=True, help="the file to write (.pt)")
     p.set_defaults(func=run)
@@ -45,30 +49,42 @@ def run(args: argparse.Namespace) -> int:
     from ..models.motion import (
         describe_motion_model,
         fit_motion_model,
+        nearest_embedding_accuracy,
         nearest_template_accuracy,
     )
+    from ..models.recognizers import Recognizer
     from ..train.data import load_training_data
 
     data = load_training_data(args.data, args.split, args.topology)
     train = data.train
+    embedder = None
+    if args.embedder is not None:
+        if args.method != "ksame":
+            raise DtmrError("--embedder serves --method ksame only")
+        embedder = Recognizer.from_checkpoint(args.embedder, device="cpu")
     print(f"{args.data}: fitting {args.method} on {len(train)} training clips ({data.topology})", file=sys.stderr,
           flush=True)
     try:
         model = fit_motion_model(args.method, data.topology, train.joints, train.actions, train.subjects,
-                                 k=args.k, timing=args.timing)
+                                 k=args.k, timing=args.timing, embedder=embedder)
     except ValueError as exc:
         raise DtmrError(f"{args.data}, split {args.split}: {exc}") from None
     metrics = {"templates": len(model.bank.actions)}
     if len(data.test):
         metrics["nearest_template_accuracy"] = nearest_template_accuracy(model.bank, data.test.joints,
                                                                          data.test.actions)
+        if embedder is not None:
+            metrics["nearest_embedding_accuracy"] = nearest_embedding_accuracy(model, data.test.joints,
+                                                                               data.test.actions)
     if args.method == "ksame":
         metrics.update(pool_clips=len(train), pool_subjects=len(set(train.subjects.tolist())))
     path = save_checkpoint(args.out, model, data=record_label_set(data.describe()), metrics=metrics)
     settings = describe_motion_model(args.method, model.config_dict())
-    accuracy = metrics.get("nearest_template_accuracy")
+    accuracy = metrics.get("nearest_embedding_accuracy", metrics.get("nearest_template_accuracy"))
+    named_by = ("the nearest pool clip in the embedding" if "nearest_embedding_accuracy" in metrics
+                else "nearest template")
     print(f"wrote {path}: {args.method}{f' {settings}' if settings else ''}, {metrics['templates']} action templates"
           + (f", pool of {metrics['pool_clips']} clips by {metrics['pool_subjects']} subjects"
              if args.method == "ksame" else "")
-          + ("" if accuracy is None else f"; nearest template names the action of {accuracy:.1f} % of test clips"))
+          + ("" if accuracy is None else f"; {named_by} names the action of {accuracy:.1f} % of test clips"))
     return 0

@@ -71,3 +71,30 @@ def test_errors_are_one_line(library, tmp_path, capsys):
         assert main(["anonymize", str(library), "--model", str(path), "-o", str(tmp_path / "r.h5")]) == 2
         err = capsys.readouterr().err.strip()
         assert len(err.splitlines()) == 1 and err.startswith(f"dtmr: error: {path}: {why}")
+
+
+def test_an_action_embedder_is_fitted_into_the_file_and_serves_an_unlabelled_library(library, tmp_path, capsys):
+    from dtmr.models.recognizers import Recognizer
+
+    torch.manual_seed(0)
+    embedder = Recognizer.create("action", [1, 2]).save(tmp_path / "action.pt")
+    subject = Recognizer.create("subject", [1, 2, 3]).save(tmp_path / "subject.pt")
+    out = tmp_path / "ksame_embedded.pt"
+    assert main(["fit-motion-model", "--data", str(library), "--split", "synthetic", "--method", "ksame",
+                 "--embedder", str(embedder), "-o", str(out)]) == 0
+    line = capsys.readouterr().out.strip()
+    assert "ksame k=2, action embedding" in line and "the nearest pool clip in the embedding names the action" in line
+    assert "nearest_embedding_accuracy" in load_checkpoint(out)["metrics"]
+    assert checkpoint_method(out, "cpu").label == "k-same k=2, action embedding"
+    unlabelled = tmp_path / "unlabelled.h5"
+    with ClipLibrary(library) as lib:
+        ClipLibrary.create(unlabelled, [c.replace(action=None) for c in lib.read_all()]).close()
+    assert main(["anonymize", str(unlabelled), "--model", str(out), "--device", "cpu",
+                 "-o", str(tmp_path / "release.h5")]) == 0
+    capsys.readouterr()
+    for args, why in ((["--embedder", str(subject)], "must be an action recognizer of ntu25 clips"),
+                      (["--embedder", str(embedder), "--method", "retime"], "--embedder serves --method ksame only")):
+        method = [] if "--method" in args else ["--method", "ksame"]
+        assert main(["fit-motion-model", "--data", str(library), "--split", "synthetic", *method, *args,
+                     "-o", str(tmp_path / "x.pt")]) == 2
+        assert why in capsys.readouterr().err.strip().splitlines()[-1]

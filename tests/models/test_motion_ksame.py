@@ -158,3 +158,57 @@ def test_the_anonymizer_passes_an_action_label_only_where_library_and_file_name_
     for action_names in (renamed, None):
         released = anonymizer.anonymize_batch([source], [reference], action_names=action_names)[0]
         np.testing.assert_allclose(released.joints, nearest, atol=1e-5)
+
+
+def _embedder(labels=(1, 2, 3), task="action", topology="ntu25"):
+    """An untrained action recognizer (fixed seed): its embedding is still a fixed function of the clip."""
+    from dtmr.models.recognizers import Recognizer
+
+    torch.manual_seed(0)
+    return Recognizer.create(task, list(labels), topology=topology).eval()
+
+
+def test_with_an_embedder_an_unlabelled_source_takes_the_nearest_pool_clips_in_the_embedding(pool):
+    plain = fit(pool, 3)
+    model = fit_motion_model("ksame", "ntu25", pool.joints, pool.actions, pool.subjects, k=3, embedder=_embedder())
+    src = torch.from_numpy(pool.joints[[0, 9]])
+    subjects = torch.from_numpy(pool.subjects[[0, 9]])
+    vectors = model.embedder.embed([pool.clips[0].replace(joints=pool.joints[i]) for i in range(len(pool.joints))])
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    partners, template = model.partners(src, subjects=subjects)  # no action labels
+    for b, row in enumerate((0, 9)):
+        distance = 1 - vectors[row] @ vectors.T
+        expected, seen = [], {int(pool.subjects[row])}  # the source's own subject is never a partner
+        for i in np.lexsort((np.arange(len(distance)), distance)):
+            if int(pool.subjects[i]) not in seen:
+                expected.append(int(i))
+                seen.add(int(pool.subjects[i]))
+        assert partners[b].tolist() == expected[:2]
+        assert int(model.bank.actions[template[b]]) == int(pool.actions[expected[0]])
+    # a labelled source is averaged as without the embedder, and its embedding is never computed
+    actions = torch.from_numpy(pool.actions[[0, 9]])
+    model.embedder = None  # would fail if used
+    labelled = model.partners(src, actions=actions, subjects=subjects)
+    expected = plain.partners(src, actions=actions, subjects=subjects)
+    assert torch.equal(labelled[0], expected[0]) and torch.equal(labelled[1], expected[1])
+
+
+def test_an_embedder_travels_in_the_file_and_must_be_an_action_recognizer_of_the_topology(pool, tmp_path):
+    model = fit_motion_model("ksame", "ntu25", pool.joints, pool.actions, pool.subjects, k=2, embedder=_embedder())
+    path = save_checkpoint(tmp_path / "ksame_embedded.pt", model, data={}, metrics={})
+    checkpoint = load_checkpoint(path)
+    assert checkpoint["config"]["embedder"]["labels"] == [1, 2, 3] and "pool_embeddings" in checkpoint["state_dict"]
+    loaded = build_model_from_checkpoint(checkpoint, source=path)
+    src, ref = torch.from_numpy(pool.joints[:3]), torch.from_numpy(pool.joints[3:6])
+    torch.testing.assert_close(loaded.retarget(src, ref), model.retarget(src, ref))
+    every, subjects = torch.from_numpy(pool.joints), torch.from_numpy(pool.subjects)
+    by_embedding = loaded.partners(every, subjects=subjects)[0]
+    assert not torch.equal(by_embedding, fit(pool, 2).partners(every, subjects=subjects)[0])  # the embedding chose
+    del checkpoint["state_dict"]["pool_embeddings"]
+    with pytest.raises(CheckpointError, match="holds no pool embeddings"):
+        build_model_from_checkpoint(checkpoint, source=path)
+    with pytest.raises(ValueError, match="must be an action recognizer of ntu25"):
+        fit_motion_model("ksame", "ntu25", pool.joints, pool.actions, pool.subjects, k=2,
+                         embedder=_embedder(task="subject"))
+    with pytest.raises(ValueError, match="k-same only"):
+        fit_motion_model("retime", "ntu25", pool.joints, pool.actions, pool.subjects, embedder=_embedder())

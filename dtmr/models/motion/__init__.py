@@ -4,11 +4,11 @@ tempo ("retime", "retime-naive") and k-same motion ("ksame"), both fitted on a t
 
 from . import checkpoints as _checkpoints  # noqa: F401  (registers the checkpoint builders)
 from .fit import MOTION_METHODS, describe_motion_model, fit_motion_model
-from .ksame import KSAME_KS, TIMINGS, KSameMotion
+from .ksame import KSAME_KS, TIMINGS, KSameMotion, nearest_embedding_accuracy
 from .retime import RETIME_METHODS, Retimer
 from .templates import TemplateBank, nearest_template_accuracy
 
 __all__ = [
     "KSAME_KS", "MOTION_METHODS", "RETIME_METHODS", "TIMINGS", "KSameMotion", "Retimer", "TemplateBank",
-    "describe_motion_model", "fit_motion_model", "nearest_template_accuracy",
+    "describe_motion_model", "fit_motion_model", "nearest_embedding_accuracy", "nearest_template_accuracy",
 ]

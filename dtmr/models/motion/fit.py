@@ -13,6 +13,7 @@ import torch
 from torch import nn
 
 from ...skeleton import Topology, get_topology
+from ..recognizers import Recognizer
 from .ksame import KSameMotion
 from .retime import RETIME_METHODS, Retimer
 from .templates import TemplateBank
@@ -21,10 +22,13 @@ MOTION_METHODS = (*RETIME_METHODS, "ksame")
 
 
 def fit_motion_model(method: str, topology: str | Topology, joints: np.ndarray, actions: np.ndarray,
-                     subjects: np.ndarray, k: int = 2, timing: str = "source") -> nn.Module:
+                     subjects: np.ndarray, k: int = 2, timing: str = "source",
+                     embedder: Recognizer | None = None) -> nn.Module:
     """The `method` anonymizer fitted on (N, 64, J, 3) normalized training clips and their (N,) action and
-    subject labels; `k` and `timing` are k-same's. ValueError when the clips do not allow it (an unlabelled
-    clip, an action with fewer than k subjects)."""
+    subject labels; `k`, `timing` and `embedder` (an action recognizer for unlabelled sources) are k-same's.
+    ValueError when the clips do not allow it (an unlabelled clip, an action with fewer than k subjects)."""
+    if embedder is not None and method != "ksame":
+        raise ValueError(f"an action embedder serves k-same only, not {method}")
     if method not in MOTION_METHODS:
         raise ValueError(f"unknown motion anonymizer {method!r} (known: {', '.join(MOTION_METHODS)})")
     topo = get_topology(topology)
@@ -33,7 +37,7 @@ def fit_motion_model(method: str, topology: str | Topology, joints: np.ndarray, 
         return Retimer(topo, bank, naive=method == "retime-naive")
     return KSameMotion(topo, bank, torch.as_tensor(np.asarray(joints, dtype=np.float32)),
                        torch.as_tensor(np.asarray(actions, dtype=np.int64)),
-                       torch.as_tensor(np.asarray(subjects, dtype=np.int64)), k=k, timing=timing)
+                       torch.as_tensor(np.asarray(subjects, dtype=np.int64)), k=k, timing=timing, embedder=embedder)
 
 
 def describe_motion_model(method: str, config: dict) -> str | None:
@@ -42,4 +46,5 @@ def describe_motion_model(method: str, config: dict) -> str | None:
     if method != "ksame":
         return None
     timing = config.get("timing", "source")
-    return f"k={config.get('k')}" + ("" if timing == "source" else f", {timing} timing")
+    return (f"k={config.get('k')}" + ("" if timing == "source" else f", {timing} timing")
+            + (", action embedding" if "embedder" in config else ""))

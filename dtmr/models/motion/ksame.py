@@ -7,7 +7,12 @@ other subjects, then naively retargeted to the reference's bone lengths:
 1. the action: the source's label when given and known to the pool, else the nearest action template
    (`templates.TemplateBank`, DTW on bone directions);
 2. the partners: among the pool clips of that action, not of the source's subject when it is given, the
-   nearest clip (DTW distance) of each of the k - 1 nearest distinct subjects;
+   nearest clip (DTW distance) of each of the k - 1 nearest distinct subjects. A source without a known
+   action, when the file holds an action recognizer (`embedder`, fitted with `--embedder`), takes instead
+   the nearest pool clips in that recognizer's embedding (cosine distance), one per subject, of the k - 1
+   nearest other subjects, whatever their action, and the action of the nearest of them (its template, for
+   the template timing): the nearest template names N-UCLA's actions for a third of its test clips, and
+   averaging with another action destroys the action (docs/RESULTS.md, "k-same on an unlabelled library");
 3. the average: every partner warped by DTW onto the source's timing (`timing="source"`), or the source and
    every partner warped onto the action template's (`timing="template"`: k-same on the canonical tempo, which
    also removes the source's rhythm); then the mean of the k clips' joint positions (normalized space: each
@@ -25,21 +30,27 @@ import numpy as np
 import torch
 from torch import nn
 
+from ...data.clip import Clip
 from ...skeleton import Topology, get_topology
 from ..baselines.naive import NaiveRetargeter
 from ..baselines.retarget_inputs import check_retarget_inputs
+from ..recognizers import Recognizer
+from ..recognizers.sgn import DIM
 from .dtw import bone_direction_features, pair_distances, warp_onto
 from .templates import UNKNOWN, TemplateBank, check_clips, check_labels
 
 #: what the k clips are aligned onto before averaging
 TIMINGS = ("source", "template")
+#: width of an action recognizer's clip embedding (`Recognizer.embed`)
+EMBEDDING_DIM = 2 * DIM
 #: the settings of the k-same experiments (issue 19); any k >= 1 the pool allows works
 KSAME_KS = (2, 3, 5, 8)
 
 
 class KSameMotion(nn.Module):
     """A retargeter (docs/ARCHITECTURE.md) with β = 1; state: the template bank (`bank.*`) and the pool
-    (`pool`, `pool_actions`, `pool_subjects`)."""
+    (`pool`, `pool_actions`, `pool_subjects`), with an embedder also its weights (`embedder.*`) and the pool's
+    embeddings (`pool_embeddings`, computed once when the model is built without them)."""
 
     method = "ksame"
     #: `Anonymizer` passes each source's subject label (`retarget(..., subjects=)`)
@@ -48,7 +59,8 @@ class KSameMotion(nn.Module):
     takes_actions = True
 
     def __init__(self, topology: str | Topology, bank: TemplateBank, pool: torch.Tensor, pool_actions: torch.Tensor,
-                 pool_subjects: torch.Tensor, k: int, timing: str = "source"):
+                 pool_subjects: torch.Tensor, k: int, timing: str = "source", embedder: Recognizer | None = None,
+                 pool_embeddings: torch.Tensor | None = None):
         super().__init__()
         self.topology = get_topology(topology)
         self.beta = 1.0
@@ -68,6 +80,19 @@ class KSameMotion(nn.Module):
         self.register_buffer("pool_subjects", pool_subjects.detach().long().clone())
         self._check_pool()
         self.naive = NaiveRetargeter(self.topology)
+        self.embedder = embedder
+        if embedder is not None:
+            if embedder.task != "action" or embedder.topology.name != self.topology.name:
+                raise ValueError(f"the embedder must be an action recognizer of {self.topology.name} clips, got a "
+                                 f"{embedder.task} recognizer of {embedder.topology.name} clips")
+            if pool_embeddings is None:
+                pool_embeddings = torch.from_numpy(self._embed(self.pool))
+            if tuple(pool_embeddings.shape) != (len(self.pool), EMBEDDING_DIM):
+                raise ValueError(f"pool embeddings must be ({len(self.pool)}, {EMBEDDING_DIM}), got "
+                                 f"{tuple(pool_embeddings.shape)}")
+            self.register_buffer("pool_embeddings", pool_embeddings.detach().float().clone())
+        elif pool_embeddings is not None:
+            raise ValueError("pool embeddings without the embedder that made them")
 
     def _check_pool(self) -> None:
         """The pool and the templates have the same actions, and each action k distinct known subjects, so that
@@ -85,19 +110,68 @@ class KSameMotion(nn.Module):
                                  f"has {count}")
 
     def config_dict(self) -> dict:
-        return {"k": self.k, "timing": self.timing}
+        config: dict = {"k": self.k, "timing": self.timing}
+        if self.embedder is not None:
+            e = self.embedder
+            config["embedder"] = {"labels": list(e.labels), "class_names": list(e.class_names),
+                                  **e.config_dict()}
+        return config
+
+    def _embed(self, clips: torch.Tensor) -> np.ndarray:
+        """(N, 64, J, 3) normalized clips -> (N, 512) unit-length embeddings (the recognizer's fixed draws)."""
+        batch = [Clip(joints=c, topology=self.topology.name) for c in clips.detach().cpu().numpy()]
+        vectors = self.embedder.embed(batch)
+        return vectors / np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
+
+    def _known_actions(self, actions: torch.Tensor | None, count: int) -> np.ndarray:
+        """(B,) True where a source's action label is one the pool has."""
+        if actions is None:
+            return np.zeros(count, dtype=bool)
+        return np.isin(actions.cpu().numpy(), self.bank.actions.cpu().numpy())
+
+    def _embedding_partners(self, src: torch.Tensor, subject: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Unlabelled sources: ((B, k-1) partners, (B,) template index), from the nearest pool clips in the
+        embedding, one per subject, of the nearest other subjects; the template is the nearest one's action's."""
+        distance = 1.0 - self._embed(src) @ self.pool_embeddings.cpu().numpy().T  # (B, N) cosine distance
+        pool_subjects, pool_actions = self.pool_subjects.cpu().numpy(), self.pool_actions.cpu().numpy()
+        distance[pool_subjects[None] == subject[:, None]] = np.inf
+        template_of = {int(a): i for i, a in enumerate(self.bank.actions.cpu().tolist())}
+        chosen = np.empty((len(src), self.k - 1), dtype=np.int64)
+        template = np.empty(len(src), dtype=np.int64)
+        for b in range(len(src)):
+            nearest = _nearest_per_subject(distance[b], pool_subjects, max(self.k - 1, 1))
+            chosen[b] = nearest[: self.k - 1]
+            template[b] = template_of[int(pool_actions[nearest[0]])]
+        return chosen, template
 
     def partners(self, src: torch.Tensor, actions: torch.Tensor | None = None,
                  subjects: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
         """(B, 64, J, 3) -> ((B, k-1) pool indices of each source's partners, (B,) template index of its action).
 
         `actions` and `subjects` (B,) are data-set labels, -1 where unknown: a known subject is never its own
-        partner; an unknown one may be (nothing tells the pool's clips of that person apart)."""
-        template = self.bank.choose(src, actions)
-        if self.k == 1:
-            return torch.empty(len(src), 0, dtype=torch.long, device=src.device), template
-        action = self.bank.actions[template].cpu().numpy()
+        partner; an unknown one may be (nothing tells the pool's clips of that person apart). With an embedder,
+        sources without a known action take their partners and action from the embedding."""
         subject = np.full(len(src), UNKNOWN) if subjects is None else subjects.cpu().numpy()
+        chosen = np.empty((len(src), self.k - 1), dtype=np.int64)
+        by_embedding = ~self._known_actions(actions, len(src)) if self.embedder is not None \
+            else np.zeros(len(src), dtype=bool)
+        template = torch.empty(len(src), dtype=torch.long, device=src.device)
+        if by_embedding.any():
+            rows = torch.from_numpy(np.flatnonzero(by_embedding)).to(src.device)
+            partners, templates = self._embedding_partners(src[rows], subject[by_embedding])
+            chosen[by_embedding] = partners
+            template[rows] = torch.from_numpy(templates).to(src.device)
+        rest = torch.from_numpy(np.flatnonzero(~by_embedding)).to(src.device)
+        if len(rest):
+            template[rest] = self.bank.choose(src[rest], None if actions is None else actions[rest.to(actions.device)])
+        if self.k > 1 and len(rest):
+            chosen[~by_embedding] = self._dtw_partners(src[rest], self.bank.actions[template[rest]].cpu().numpy(),
+                                                       subject[~by_embedding])
+        return torch.from_numpy(chosen).to(src.device), template
+
+    def _dtw_partners(self, src: torch.Tensor, action: np.ndarray, subject: np.ndarray) -> np.ndarray:
+        """(B, k-1): among the pool clips of each source's action, not of its subject, the nearest clip (DTW)
+        of each of the k - 1 nearest subjects."""
         pool_actions, pool_subjects = self.pool_actions.cpu().numpy(), self.pool_subjects.cpu().numpy()
         allowed = (pool_actions[None] == action[:, None]) & (pool_subjects[None] != subject[:, None])  # (B, N)
         pairs = np.argwhere(allowed)
@@ -105,13 +179,7 @@ class KSameMotion(nn.Module):
         distance[pairs[:, 0], pairs[:, 1]] = pair_distances(bone_direction_features(src, self.topology),
                                                             bone_direction_features(self.pool.to(src), self.topology),
                                                             pairs)
-        chosen = np.empty((len(src), self.k - 1), dtype=np.int64)
-        for b in range(len(src)):
-            order = np.lexsort((np.arange(len(pool_subjects)), distance[b]))  # nearest first, ties by index
-            order = order[np.isfinite(distance[b, order])]
-            _, first = np.unique(pool_subjects[order], return_index=True)  # each subject's nearest clip
-            chosen[b] = order[np.sort(first)[: self.k - 1]]  # the k - 1 nearest subjects
-        return torch.from_numpy(chosen).to(src.device), template
+        return np.stack([_nearest_per_subject(distance[b], pool_subjects, self.k - 1) for b in range(len(src))])
 
     def average(self, src: torch.Tensor, actions: torch.Tensor | None = None,
                 subjects: torch.Tensor | None = None) -> torch.Tensor:
@@ -141,3 +209,24 @@ class KSameMotion(nn.Module):
         a subject of -1 is not excluded from the partners."""
         check_retarget_inputs(src, ref, self.topology)
         return self(src, ref, actions, subjects)
+
+
+def _nearest_per_subject(distance: np.ndarray, subjects: np.ndarray, count: int) -> np.ndarray:
+    """The nearest clip of each of the `count` nearest subjects (finite distances only; ties by clip index),
+    nearest subject first."""
+    order = np.lexsort((np.arange(len(subjects)), distance))  # nearest first, ties by index
+    order = order[np.isfinite(distance[order])]
+    _, first = np.unique(subjects[order], return_index=True)  # each subject's nearest clip
+    return order[np.sort(first)[:count]]
+
+
+def nearest_embedding_accuracy(model: KSameMotion, joints: np.ndarray, actions: np.ndarray, batch: int = 256) -> float:
+    """Percentage of (N, 64, J, 3) labelled clips whose nearest pool clip in `model`'s embedding (the action an
+    unlabelled source is averaged under, with every pool subject allowed) has their action."""
+    right = 0
+    pool, pool_actions = model.pool_embeddings.cpu().numpy(), model.pool_actions.cpu().numpy()
+    for start in range(0, len(joints), batch):
+        vectors = model._embed(torch.as_tensor(np.asarray(joints[start:start + batch], dtype=np.float32)))
+        predicted = pool_actions[np.argmax(vectors @ pool.T, axis=1)]
+        right += int((predicted == np.asarray(actions[start:start + batch])).sum())
+    return 100.0 * right / max(len(joints), 1)
