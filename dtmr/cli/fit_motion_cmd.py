@@ -31,6 +31,10 @@ def register(sub: argparse._SubParsersAction) -> None:
                                                              "measures 2, 3, 5, 8)")
     p.add_argument("--timing", choices=("source", "template"), default="source",
                    help="k-same: align the k clips onto the source's timing (default) or the action template's")
+    p.add_argument("--partners", choices=("nearest", "cluster"), default="nearest",
+                   help="k-same: the partners' subjects are the nearest to the source (default), or the other members "
+                        "of its fixed cluster of k subjects (k-Same's clusters: every release of a cluster averages "
+                        "the same people)")
     p.add_argument("--embedder", metavar="RECOGNIZER.pt",
                    help="k-same: an action recognizer (`dtmr train-recognizer --task action` on the same split) "
                         "whose embedding chooses the partners and the action of sources without a known action "
@@ -66,7 +70,8 @@ def run(args: argparse.Namespace) -> int:
           flush=True)
     try:
         model = fit_motion_model(args.method, data.topology, train.joints, train.actions, train.subjects,
-                                 k=args.k, timing=args.timing, embedder=embedder)
+                                 k=args.k, timing=args.timing, embedder=embedder,
+                                 partners=args.partners)
     except ValueError as exc:
         raise DtmrError(f"{args.data}, split {args.split}: {exc}") from None
     metrics = {"templates": len(model.bank.actions)}

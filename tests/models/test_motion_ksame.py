@@ -212,3 +212,37 @@ def test_an_embedder_travels_in_the_file_and_must_be_an_action_recognizer_of_the
                          embedder=_embedder(task="subject"))
     with pytest.raises(ValueError, match="k-same only"):
         fit_motion_model("retime", "ntu25", pool.joints, pool.actions, pool.subjects, embedder=_embedder())
+
+
+def test_subject_clusters_are_fixed_groups_of_k_in_label_order_the_remainder_joining_the_last():
+    from dtmr.models.motion.ksame import subject_clusters
+
+    clusters = subject_clusters(np.array([10, 3, 1, 2, 4, 5, 6, 7, 8, 9, 1]), 3)
+    assert [clusters[s].tolist() for s in (1, 3, 5, 7, 10)] == [[1, 2, 3], [1, 2, 3], [4, 5, 6], [7, 8, 9, 10],
+                                                                [7, 8, 9, 10]]
+    fours = subject_clusters(np.arange(1, 11), 4)
+    assert fours[4].tolist() == [1, 2, 3, 4] and fours[5].tolist() == [5, 6, 7, 8, 9, 10]
+    assert subject_clusters(np.arange(1, 5), 4)[2].tolist() == [1, 2, 3, 4]
+
+
+def test_cluster_partners_come_from_the_sources_cluster_only(pool, tmp_path):
+    model = fit_motion_model("ksame", "ntu25", pool.joints, pool.actions, pool.subjects, k=2, partners="cluster")
+    nearest = fit(pool, 2)
+    every, subjects = torch.from_numpy(pool.joints), torch.from_numpy(pool.subjects)
+    actions = torch.from_numpy(pool.actions)
+    chosen = model.partners(every, actions=actions, subjects=subjects)[0].numpy()[:, 0]
+    partner_subjects = pool.subjects[chosen]
+    mate = {1: 2, 2: 1, 3: 4, 4: 3}  # clusters {1, 2} and {3, 4}
+    assert partner_subjects.tolist() == [mate[int(s)] for s in pool.subjects]
+    assert (pool.actions[chosen] == pool.actions).all()
+    assert not np.array_equal(chosen, nearest.partners(every, actions=actions, subjects=subjects)[0].numpy()[:, 0])
+    # a subject the pool does not hold, or an unknown one, has no cluster: the nearest other subject
+    unknown = torch.full_like(subjects, -1)
+    assert torch.equal(model.partners(every, actions=actions, subjects=unknown)[0],
+                       nearest.partners(every, actions=actions, subjects=unknown)[0])
+    path = save_checkpoint(tmp_path / "cluster.pt", model, data={}, metrics={})
+    loaded = build_model_from_checkpoint(load_checkpoint(path), source=path)
+    assert loaded.config_dict() == {"k": 2, "timing": "source", "partners": "cluster"}
+    assert torch.equal(loaded.partners(every, actions=actions, subjects=subjects)[0][:, 0], torch.from_numpy(chosen))
+    with pytest.raises(ValueError, match="partners must be one of nearest, cluster"):
+        fit_motion_model("ksame", "ntu25", pool.joints, pool.actions, pool.subjects, k=2, partners="random")

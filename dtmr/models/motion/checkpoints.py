@@ -35,7 +35,8 @@ def _build_ksame(checkpoint: dict) -> KSameMotion:
             raise ValueError("the file names an embedder but holds no pool embeddings")
         embeddings = state["pool_embeddings"]
     return KSameMotion(checkpoint["topology"], bank, *(state[name] for name in _POOL), k=config.get("k"),
-                       timing=config.get("timing", "source"), embedder=embedder, pool_embeddings=embeddings)
+                       timing=config.get("timing", "source"), embedder=embedder, pool_embeddings=embeddings,
+                       partners=config.get("partners", "nearest"))
 
 
 for _method in RETIME_METHODS:

@@ -23,10 +23,11 @@ MOTION_METHODS = (*RETIME_METHODS, "ksame")
 
 def fit_motion_model(method: str, topology: str | Topology, joints: np.ndarray, actions: np.ndarray,
                      subjects: np.ndarray, k: int = 2, timing: str = "source",
-                     embedder: Recognizer | None = None) -> nn.Module:
+                     embedder: Recognizer | None = None, partners: str = "nearest") -> nn.Module:
     """The `method` anonymizer fitted on (N, 64, J, 3) normalized training clips and their (N,) action and
-    subject labels; `k`, `timing` and `embedder` (an action recognizer for unlabelled sources) are k-same's.
-    ValueError when the clips do not allow it (an unlabelled clip, an action with fewer than k subjects)."""
+    subject labels; `k`, `timing`, `embedder` (an action recognizer for unlabelled sources) and `partners` are
+    k-same's. ValueError when the clips do not allow it (an unlabelled clip, an action with fewer than k
+    subjects)."""
     if embedder is not None and method != "ksame":
         raise ValueError(f"an action embedder serves k-same only, not {method}")
     if method not in MOTION_METHODS:
@@ -37,7 +38,8 @@ def fit_motion_model(method: str, topology: str | Topology, joints: np.ndarray, 
         return Retimer(topo, bank, naive=method == "retime-naive")
     return KSameMotion(topo, bank, torch.as_tensor(np.asarray(joints, dtype=np.float32)),
                        torch.as_tensor(np.asarray(actions, dtype=np.int64)),
-                       torch.as_tensor(np.asarray(subjects, dtype=np.int64)), k=k, timing=timing, embedder=embedder)
+                       torch.as_tensor(np.asarray(subjects, dtype=np.int64)), k=k, timing=timing, embedder=embedder,
+                       partners=partners)
 
 
 def describe_motion_model(method: str, config: dict) -> str | None:
@@ -47,4 +49,5 @@ def describe_motion_model(method: str, config: dict) -> str | None:
         return None
     timing = config.get("timing", "source")
     return (f"k={config.get('k')}" + ("" if timing == "source" else f", {timing} timing")
+            + (", cluster partners" if config.get("partners") == "cluster" else "")
             + (", action embedding" if "embedder" in config else ""))

@@ -12,7 +12,13 @@ other subjects, then naively retargeted to the reference's bone lengths:
    the nearest pool clips in that recognizer's embedding (cosine distance), one per subject, of the k - 1
    nearest other subjects, whatever their action, and the action of the nearest of them (its template, for
    the template timing): the nearest template names N-UCLA's actions for a third of its test clips, and
-   averaging with another action destroys the action (docs/RESULTS.md, "k-same on an unlabelled library");
+   averaging with another action destroys the action (docs/RESULTS.md, "k-same on an unlabelled library").
+   With `partners="cluster"` the candidates are further limited to the source's cluster: the pool's subjects,
+   in label order, cut into fixed groups of k (the last takes the remainder, so groups hold k to 2k - 1
+   people), as k-Same clusters faces; a subject the pool does not hold (or an unknown one) has no cluster and
+   takes the nearest subjects as above. Why: nearest partners are chosen relative to the source, so who they
+   are is itself a fingerprint (on UI-PRMD's 10 subjects k = 8 still leaves 3.8x chance); within a cluster
+   every release is a mean over the same people;
 3. the average: every partner warped by DTW onto the source's timing (`timing="source"`), or the source and
    every partner warped onto the action template's (`timing="template"`: k-same on the canonical tempo, which
    also removes the source's rhythm); then the mean of the k clips' joint positions (normalized space: each
@@ -41,6 +47,8 @@ from .templates import UNKNOWN, TemplateBank, check_clips, check_labels
 
 #: what the k clips are aligned onto before averaging
 TIMINGS = ("source", "template")
+#: how the partners' subjects are chosen: the nearest to the source, or the other members of its fixed cluster
+PARTNERS = ("nearest", "cluster")
 #: width of an action recognizer's clip embedding (`Recognizer.embed`)
 EMBEDDING_DIM = 2 * DIM
 #: the settings of the k-same experiments (issue 19); any k >= 1 the pool allows works
@@ -60,7 +68,7 @@ class KSameMotion(nn.Module):
 
     def __init__(self, topology: str | Topology, bank: TemplateBank, pool: torch.Tensor, pool_actions: torch.Tensor,
                  pool_subjects: torch.Tensor, k: int, timing: str = "source", embedder: Recognizer | None = None,
-                 pool_embeddings: torch.Tensor | None = None):
+                 pool_embeddings: torch.Tensor | None = None, partners: str = "nearest"):
         super().__init__()
         self.topology = get_topology(topology)
         self.beta = 1.0
@@ -73,12 +81,15 @@ class KSameMotion(nn.Module):
         check_clips("the pool", pool, self.topology)
         check_labels("pool actions", pool_actions, len(pool))
         check_labels("pool subjects", pool_subjects, len(pool))
-        self.k, self.timing = k, timing
+        if partners not in PARTNERS:
+            raise ValueError(f"partners must be one of {', '.join(PARTNERS)}, got {partners!r}")
+        self.k, self.timing, self.partner_choice = k, timing, partners
         self.bank = bank
         self.register_buffer("pool", pool.detach().float().clone())
         self.register_buffer("pool_actions", pool_actions.detach().long().clone())
         self.register_buffer("pool_subjects", pool_subjects.detach().long().clone())
         self._check_pool()
+        self.cluster_of = subject_clusters(self.pool_subjects.cpu().numpy(), k) if partners == "cluster" else {}
         self.naive = NaiveRetargeter(self.topology)
         self.embedder = embedder
         if embedder is not None:
@@ -111,6 +122,8 @@ class KSameMotion(nn.Module):
 
     def config_dict(self) -> dict:
         config: dict = {"k": self.k, "timing": self.timing}
+        if self.partner_choice != "nearest":
+            config["partners"] = self.partner_choice
         if self.embedder is not None:
             e = self.embedder
             config["embedder"] = {"labels": list(e.labels), "class_names": list(e.class_names),
@@ -134,7 +147,7 @@ class KSameMotion(nn.Module):
         embedding, one per subject, of the nearest other subjects; the template is the nearest one's action's."""
         distance = 1.0 - self._embed(src) @ self.pool_embeddings.cpu().numpy().T  # (B, N) cosine distance
         pool_subjects, pool_actions = self.pool_subjects.cpu().numpy(), self.pool_actions.cpu().numpy()
-        distance[pool_subjects[None] == subject[:, None]] = np.inf
+        distance[~self._candidate_subjects(subject)] = np.inf
         template_of = {int(a): i for i, a in enumerate(self.bank.actions.cpu().tolist())}
         chosen = np.empty((len(src), self.k - 1), dtype=np.int64)
         template = np.empty(len(src), dtype=np.int64)
@@ -169,11 +182,21 @@ class KSameMotion(nn.Module):
                                                        subject[~by_embedding])
         return torch.from_numpy(chosen).to(src.device), template
 
+    def _candidate_subjects(self, subject: np.ndarray) -> np.ndarray:
+        """(B, N): which pool clips' subjects may be partners of each source's subject (-1 unknown): anyone
+        else, or with cluster partners the other members of its cluster."""
+        pool_subjects = self.pool_subjects.cpu().numpy()
+        allowed = pool_subjects[None] != subject[:, None]
+        for b, s in enumerate(subject.tolist()):
+            if s in self.cluster_of:
+                allowed[b] &= np.isin(pool_subjects, self.cluster_of[s])
+        return allowed
+
     def _dtw_partners(self, src: torch.Tensor, action: np.ndarray, subject: np.ndarray) -> np.ndarray:
         """(B, k-1): among the pool clips of each source's action, not of its subject, the nearest clip (DTW)
         of each of the k - 1 nearest subjects."""
         pool_actions, pool_subjects = self.pool_actions.cpu().numpy(), self.pool_subjects.cpu().numpy()
-        allowed = (pool_actions[None] == action[:, None]) & (pool_subjects[None] != subject[:, None])  # (B, N)
+        allowed = (pool_actions[None] == action[:, None]) & self._candidate_subjects(subject)  # (B, N)
         pairs = np.argwhere(allowed)
         distance = np.full(allowed.shape, np.inf)
         distance[pairs[:, 0], pairs[:, 1]] = pair_distances(bone_direction_features(src, self.topology),
@@ -209,6 +232,15 @@ class KSameMotion(nn.Module):
         a subject of -1 is not excluded from the partners."""
         check_retarget_inputs(src, ref, self.topology)
         return self(src, ref, actions, subjects)
+
+
+def subject_clusters(subjects: np.ndarray, k: int) -> dict[int, np.ndarray]:
+    """Each subject label -> the labels of its cluster: the distinct labels in order, cut into groups of k, the
+    remainder (fewer than k) joined to the last group."""
+    labels = np.unique(subjects)
+    groups = max(len(labels) // k, 1)
+    index = np.minimum(np.arange(len(labels)) // k, groups - 1)
+    return {int(label): labels[index == index[i]] for i, label in enumerate(labels)}
 
 
 def _nearest_per_subject(distance: np.ndarray, subjects: np.ndarray, count: int) -> np.ndarray:
