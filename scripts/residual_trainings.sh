@@ -9,8 +9,8 @@
 # the k-same trainings in docs/RESULTS.md ("Motion anonymizers"): the `small` preset, epochs 4,4,3, 1,024
 # quadruplets, batch 8, output adversary at lr 1e-3 with warmed output critics and weight 1. The model goes
 # to runs/D/dtmr_RESIDUAL_bBETA_sSEED, its release and audit to runs/audit/D_dtmr_..., the published audit to
-# docs/results/audit/D_dtmr_... Every step is skipped when its output exists, so a stopped run resumes
-# (a training stopped half way resumes with `dtmr train --resume`).
+# docs/results/audit/D_dtmr_... Every step is skipped when its output exists (a training when its events
+# say it is done), so a stopped run resumes (a training stopped half way with `dtmr train --resume`).
 set -euo pipefail
 
 D=${1:?data set: nwucla, uiprmd or synthetic}
@@ -30,7 +30,7 @@ for setting in "$@"; do
   esac
   name=dtmr_${residual}_b${beta}_s$seed
   run=runs/$D/$name
-  if [ ! -f "$run/model.pt" ]; then
+  if ! grep -qs '"kind":"done"' "$run/events.jsonl"; then  # model.pt is written at every checkpoint
     resume=()
     [ -f "$run/train_state.pt" ] && resume=(--resume)
     "$PY" -m dtmr train --data "$LIB" --split "$D" --preset small --beta "$beta" --epochs 4,4,3 \
