@@ -38,7 +38,8 @@ class ShownOutputs:
     beta: float
     method: str
 
-    def retarget_pair(self, source: Clip, reference: Clip) -> tuple[Clip, Clip]:
+    def retarget_pair(self, source: Clip, reference: Clip, action_names=None) -> tuple[Clip, Clip]:
+        """The clips on screen (made with the library's action names already, `RetargetRequest`)."""
         return self.retargeted, self.released
 
     def full_model(self) -> ShownOutputs:

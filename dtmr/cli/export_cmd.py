@@ -226,6 +226,7 @@ def _comparison_panels(args):
         clip = source.read(index)
         reference = _read_reference(args, source, index, open_clip_source)
         labels = LabelSet.of_source(source)
+        library_action_names = source.action_names
     finally:
         source.close()
     anonymizer = Anonymizer.from_checkpoint(args.model)
@@ -235,7 +236,8 @@ def _comparison_panels(args):
     print(f"retargeted panel: {_retargeted_by(args.model, full_path, anonymizer.beta)}")
     recognizers = _recognizers(args)
     _print_notes(recognizers, clip, labels)
-    panels = build_comparison(clip, reference, anonymizer, recognizers, full_model=full_model, labels=labels)
+    panels = build_comparison(clip, reference, anonymizer, recognizers, full_model=full_model, labels=labels,
+                              library_action_names=library_action_names)
     return panels, clip.fps
 
 

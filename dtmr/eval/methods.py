@@ -38,7 +38,10 @@ class EvalMethod:
             return name + (f" {self.variant}" if self.variant else "")
         return f"{name} β={self.beta:g}" + (f" {self.variant}" if self.variant else "")
 
-    def anonymize(self, clips: Sequence[Clip], references: Sequence[Clip], seed: int) -> list[Clip]:
+    def anonymize(self, clips: Sequence[Clip], references: Sequence[Clip], seed: int,
+                  action_names: Sequence[str] | None = None) -> list[Clip]:
+        """The released clips; `action_names` (the clips' library's) lets a model that takes action labels use
+        those it shares with its fitted file, as `dtmr anonymize` does."""
         if self.method == "raw":
             return list(clips)
         if self.method == "noise":
@@ -49,7 +52,7 @@ class EvalMethod:
             from ..models.baselines.naive import naive_retarget_clip
 
             return [naive_retarget_clip(c, r) for c, r in zip(clips, references)]
-        return self.anonymizer.anonymize_batch(clips, references)
+        return self.anonymizer.anonymize_batch(clips, references, action_names=action_names)
 
     @property
     def anonymizer(self):

@@ -199,7 +199,7 @@ def seed_values(method: EvalMethod, data: TrainingData, draws: Sequence[SeedDraw
     for draw in draws:
         started = time.monotonic()
         references = [test[i] for i in draw.test_refs]
-        anonymized = method.anonymize(test, references, draw.seed)
+        anonymized = method.anonymize(test, references, draw.seed, data.action_names)
         v: dict[str, float] = {}
         v["ar_top1"], v["ar_top5"] = recognition_accuracy(action_eval, anonymized, source_actions, draw.seed)
         embedding = subject_eval.embed(anonymized, SAMPLES, draw.seed)
@@ -211,7 +211,8 @@ def seed_values(method: EvalMethod, data: TrainingData, draws: Sequence[SeedDraw
                 v["ar_retrained_top1"], v["ri_adaptive_top1"] = v["ar_top1"], v["ri_top1"]
             else:
                 if retrained is None or settings.retrain_per_seed:
-                    train_out = method.anonymize(train, [train[i] for i in draw.train_refs], draw.seed)
+                    train_out = method.anonymize(train, [train[i] for i in draw.train_refs], draw.seed,
+                                                 data.action_names)
                     retrained = (
                         _retrained("action", data, train_out, [c.action for c in train], draw.seed,
                                    settings.retrain_epochs, device),
@@ -223,7 +224,7 @@ def seed_values(method: EvalMethod, data: TrainingData, draws: Sequence[SeedDraw
             if suite is None or settings.retrain_per_seed:
                 if train_out is None:
                     train_out = train if method.method == "raw" else \
-                        method.anonymize(train, [train[i] for i in draw.train_refs], draw.seed)
+                        method.anonymize(train, [train[i] for i in draw.train_refs], draw.seed, data.action_names)
                 suite = _adaptive_suite(train_out, [c.subject for c in train], draw.seed, settings.retrain_epochs,
                                         device)
             v["ri_adaptive_worst"] = max([v["ri_adaptive_top1"], *(_top1(a, anonymized, source_subjects)

@@ -109,6 +109,7 @@ def build_comparison(
     foot_sliding: bool = True,
     full_model=None,
     labels: LabelSet | None = None,
+    library_action_names: Sequence[str] | None = None,
 ) -> list[Panel]:
     """Panels source, retargeted and released of `anonymizer` (a `dtmr.Anonymizer`) on `source`.
 
@@ -116,12 +117,14 @@ def build_comparison(
     (default: the names of `labels`, the library's label set, which also says which predictions are the
     true labels). The retargeted panel is the full decoder output of
     `full_model` (the β = 1 partner of the anonymizer's checkpoint, `dtmr.models.pairing`) when given, else
-    the anonymizer's own; its title says which β the decoder that made it has.
+    the anonymizer's own; its title says which β the decoder that made it has. `library_action_names`: the
+    source library's `action_names`, passed to the models as `dtmr anonymize` passes them (a re-timing or
+    k-same model uses the labels its fitted file names alike).
     """
-    retargeted, released = anonymizer.retarget_pair(source, reference)
+    retargeted, released = anonymizer.retarget_pair(source, reference, action_names=library_action_names)
     maker = anonymizer if full_model is None else full_model
     if maker is not anonymizer:
-        retargeted = maker.retarget_pair(source, reference)[0]
+        retargeted = maker.retarget_pair(source, reference, action_names=library_action_names)[0]
     described = describe_clip(source, _title_names(action_names, labels))
     body = f"body of subject {reference.subject}" if reference.subject is not None else f"body of {reference.name}"
     titled = [

@@ -135,3 +135,33 @@ def test_a_retrained_model_does_not_depend_on_what_was_drawn_before_it(tmp_path)
         models.append(_retrained("action", data, clips, [c.action for c in clips], 3, 1, "cpu"))
     first, second = (m.model.state_dict() for m in models)
     assert all(torch.equal(first[k], second[k]) for k in first)
+
+
+def test_a_method_gets_the_librarys_action_names_as_dtmr_anonymize_does(tmp_path):
+    """k-same and re-timing use the action labels the library names as their fitted file does: the protocol
+    must pass the library's names, or every evaluated clip would take the nearest template's action."""
+    from dtmr.eval.methods import EvalMethod
+    from dtmr.eval.protocol import EvalSettings, draw_seed, seed_values
+    from dtmr.train.data import load_training_data
+
+    library = tmp_path / "synthetic.h5"
+    clips = generate_clips(subjects=3, actions=2, repetitions=2, seed=0)
+    ClipLibrary.create(library, clips, action_names=["wave", "clap"]).close()
+    data = load_training_data(library, "synthetic")
+
+    class Recording:
+        def __init__(self):
+            self.names = []
+
+        def anonymize_batch(self, clips, references, action_names=None):
+            self.names.append(action_names)
+            return list(clips)
+
+    recording = Recording()
+    method = EvalMethod("ksame", checkpoint="k.pt", _anonymizer=recording)
+    torch.manual_seed(0)
+    evaluators = (Recognizer.create("action", data.action_labels), Recognizer.create("subject", data.subject_labels))
+    draw = draw_seed(data, 0)
+    raw = {0: evaluators[1].embed(data.test.clips, 5, 0)}
+    seed_values(method, data, [draw], evaluators, EvalSettings(seeds=1, retrain=False), lambda _: None, raw)
+    assert recording.names == [["wave", "clap"]]

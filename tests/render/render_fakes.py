@@ -34,8 +34,10 @@ class FakeAnonymizer:
 
     def __init__(self, beta: float = 0.5):
         self.beta = beta
+        self.action_names = []  # what each call was given
 
-    def retarget_pair(self, clip: Clip, reference: Clip) -> tuple[Clip, Clip]:
+    def retarget_pair(self, clip: Clip, reference: Clip, action_names=None) -> tuple[Clip, Clip]:
+        self.action_names.append(action_names)
         ratio = np.nanmax(reference.joints[..., 1]) / np.nanmax(clip.joints[..., 1])
         retargeted = clip.joints * ratio
         released = (1 - self.beta) * clip.joints + self.beta * retargeted

@@ -27,11 +27,14 @@ def test_the_retargeted_panel_comes_from_the_beta_one_partner_when_given():
     source, reference = swaying_clip(frames=6, subject=3), swaying_clip(frames=5, subject=7, scale=0.8)
 
     class Shorter(FakeAnonymizer):
-        def retarget_pair(self, clip, reference):
-            retargeted, released = super().retarget_pair(clip, reference)
+        def retarget_pair(self, clip, reference, action_names=None):
+            retargeted, released = super().retarget_pair(clip, reference, action_names)
             return retargeted.replace(joints=retargeted.joints * 0.5), released
 
-    panels = build_comparison(source, reference, FakeAnonymizer(beta=0.2), full_model=Shorter(beta=1.0))
+    anonymizer, full = FakeAnonymizer(beta=0.2), Shorter(beta=1.0)
+    panels = build_comparison(source, reference, anonymizer, full_model=full, library_action_names=["sit", "wave"])
+    # both models get the library's action names, as `dtmr anonymize` gives them (k-same, re-timing use them)
+    assert anonymizer.action_names == full.action_names == [["sit", "wave"]]
     assert [p.title for p in panels][1:] == ["retargeted (β = 1) · body of subject 7", "released (β = 0.2) · fake"]
     own = build_comparison(source, reference, FakeAnonymizer(beta=0.2))
     np.testing.assert_allclose(panels[1].joints, 0.5 * own[1].joints, rtol=1e-6)
