@@ -168,10 +168,10 @@ class GeneratorLoss(nn.Module):
                 base = model.ksame.naive(torch.cat([averages[:, a] for a, _, _ in DECODE_PAIRS]), references)
             else:
                 base = model.residual(src, references)  # src, naive(src, ref), or either re-timed
+            cross = slice(0, CROSS_PAIRS * b)  # the cross pairs come first; the self pairs' targets are their sources
             if model.retimes:  # the release has the template's timing: every target is warped onto it
                 target = align_to_source(target, base, model.topology)
             else:
-                cross = slice(0, CROSS_PAIRS * b)  # the self pairs' targets are their sources
                 target[cross] = align_to_source(target[cross], src[cross], model.topology)
             memory = torch.cat([view(action_features, a) for a, _, _ in DECODE_PAIRS])
             ident = torch.cat([view(identity, i) for _, i, _ in DECODE_PAIRS])
