@@ -61,11 +61,7 @@ def run(args: argparse.Namespace) -> int:
 
     data = load_training_data(args.data, args.split, args.topology)
     train = data.train
-    embedder = None
-    if args.embedder is not None:
-        if args.method != "ksame":
-            raise DtmrError("--embedder serves --method ksame only")
-        embedder = Recognizer.from_checkpoint(args.embedder, device="cpu")
+    embedder = None if args.embedder is None else Recognizer.from_checkpoint(args.embedder, device="cpu")
     print(f"{args.data}: fitting {args.method} on {len(train)} training clips ({data.topology})", file=sys.stderr,
           flush=True)
     try:

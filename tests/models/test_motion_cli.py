@@ -93,7 +93,7 @@ def test_an_action_embedder_is_fitted_into_the_file_and_serves_an_unlabelled_lib
                  "-o", str(tmp_path / "release.h5")]) == 0
     capsys.readouterr()
     for args, why in ((["--embedder", str(subject)], "must be an action recognizer of ntu25 clips"),
-                      (["--embedder", str(embedder), "--method", "retime"], "--embedder serves --method ksame only")):
+                      (["--embedder", str(embedder), "--method", "retime"], "an action embedder serves k-same only")):
         method = [] if "--method" in args else ["--method", "ksame"]
         assert main(["fit-motion-model", "--data", str(library), "--split", "synthetic", *method, *args,
                      "-o", str(tmp_path / "x.pt")]) == 2

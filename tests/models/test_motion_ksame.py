@@ -244,5 +244,10 @@ def test_cluster_partners_come_from_the_sources_cluster_only(pool, tmp_path):
     loaded = build_model_from_checkpoint(load_checkpoint(path), source=path)
     assert loaded.config_dict() == {"k": 2, "timing": "source", "partners": "cluster"}
     assert torch.equal(loaded.partners(every, actions=actions, subjects=subjects)[0][:, 0], torch.from_numpy(chosen))
+    # a cluster whose members lack an action could not give k - 1 partners: refused when fitted
+    lacking = (pool.subjects != 2) | (pool.actions != 1)
+    with pytest.raises(ValueError, match="the cluster of subjects 1, 2 has 1 with clips of action 1"):
+        fit_motion_model("ksame", "ntu25", pool.joints[lacking], pool.actions[lacking], pool.subjects[lacking], k=2,
+                         partners="cluster")
     with pytest.raises(ValueError, match="partners must be one of nearest, cluster"):
         fit_motion_model("ksame", "ntu25", pool.joints, pool.actions, pool.subjects, k=2, partners="random")

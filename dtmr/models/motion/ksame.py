@@ -90,6 +90,7 @@ class KSameMotion(nn.Module):
         self.register_buffer("pool_subjects", pool_subjects.detach().long().clone())
         self._check_pool()
         self.cluster_of = subject_clusters(self.pool_subjects.cpu().numpy(), k) if partners == "cluster" else {}
+        self._check_clusters()
         self.naive = NaiveRetargeter(self.topology)
         self.embedder = embedder
         if embedder is not None:
@@ -119,6 +120,17 @@ class KSameMotion(nn.Module):
             if count < self.k:
                 raise ValueError(f"k = {self.k} needs {self.k} subjects per action in the pool; action {action} "
                                  f"has {count}")
+
+    def _check_clusters(self) -> None:
+        """With cluster partners, each cluster has k subjects with clips of every action, so that k - 1
+        partners exist for any member's source."""
+        actions, subjects = self.pool_actions.cpu().numpy(), self.pool_subjects.cpu().numpy()
+        for members in {tuple(m.tolist()) for m in self.cluster_of.values()}:
+            for action in np.unique(actions):
+                count = len(np.unique(subjects[(actions == action) & np.isin(subjects, members)]))
+                if count < self.k:
+                    raise ValueError(f"cluster partners with k = {self.k}: the cluster of subjects "
+                                     f"{', '.join(map(str, members))} has {count} with clips of action {action}")
 
     def config_dict(self) -> dict:
         config: dict = {"k": self.k, "timing": self.timing}
@@ -193,8 +205,8 @@ class KSameMotion(nn.Module):
         return allowed
 
     def _dtw_partners(self, src: torch.Tensor, action: np.ndarray, subject: np.ndarray) -> np.ndarray:
-        """(B, k-1): among the pool clips of each source's action, not of its subject, the nearest clip (DTW)
-        of each of the k - 1 nearest subjects."""
+        """(B, k-1): among the pool clips of each source's action by its candidate partners
+        (`_candidate_subjects`), the nearest clip (DTW) of each of the k - 1 nearest subjects."""
         pool_actions, pool_subjects = self.pool_actions.cpu().numpy(), self.pool_subjects.cpu().numpy()
         allowed = (pool_actions[None] == action[:, None]) & self._candidate_subjects(subject)  # (B, N)
         pairs = np.argwhere(allowed)
