@@ -69,6 +69,13 @@ def _times(value) -> str:
     return "–" if value is None else f"{float(value):.2f}×"
 
 
+def _scored_table(first: str, entries: list[dict]) -> _Table:
+    """Scored entries (summary.scored) as rows: name, accuracy, chance, × chance, verdict."""
+    return _Table([first, "accuracy % (mean ± std)", "chance %", "× chance", "verdict"],
+                  [[a.get("name", ""), _accuracy(a.get("accuracy", {})), _percent(a.get("chance")),
+                    _times(a.get("times_chance")), a.get("verdict", "")] for a in entries])
+
+
 def _chance_risk(audit: dict) -> float | None:
     """The risk a clip has when the attacker guesses: the subject chance, as a probability."""
     chance = audit.get("chance", {}).get("subject")
@@ -140,11 +147,25 @@ def _blocks(audit: dict) -> list:
 
     blocks.append(_Heading("Linkage (each released clip to its own source among the raw clips)"))
     if linkage:
-        blocks.append(_Table(["linkage", "accuracy % (mean ± std)", "chance %", "× chance", "verdict"],
-                             [[a.get("name", ""), _accuracy(a.get("accuracy", {})), _percent(a.get("chance")),
-                               _times(a.get("times_chance")), a.get("verdict", "")] for a in linkage]))
+        blocks.append(_scored_table("linkage", linkage))
     else:
         blocks.append(_Paragraph("No linkage attack was run (it needs the raw library)."))
+
+    partners = audit.get("partners")
+    if partners:
+        blocks.append(_Heading("Partners (the other people averaged into each clip)"))
+        blocks.append(_Paragraph(
+            f"Each clip of this k = {partners.get('k')} release ({partners.get('model')}) holds the motion of "
+            f"{int(partners.get('k', 1)) - 1} other people at the source's weight. The attacker "
+            f"{partners.get('attacker', '')} gives each released test clip a top subject, and its embedding a "
+            "nearest raw clip; both are checked against the clip's partners (no adaptive form: naming partners "
+            "in training clips needs the pool's labels, which only the releaser has)."))
+        rows = [partners[n] for n in ("named", "source_named", "linked") if n in partners]
+        blocks.append(_scored_table("question", rows))
+        counts = partners.get("appearances", [])
+        if counts:
+            blocks.append(_Paragraph("Releases holding each subject as a partner: " + ", ".join(
+                f"{c.get('subject')}: {c.get('releases')}" for c in counts) + "."))
 
     action = (audit.get("utility") or {}).get("action_recognition")
     if action:

@@ -120,13 +120,23 @@ def _read_inputs(release: str | Path, key: str | Path, raw: str | Path) -> _Inpu
                    release_attributes(release))
 
 
-def _nearest_source(release_embedding: np.ndarray, raw_embedding: np.ndarray, sources: np.ndarray,
-                    raw_crcs: np.ndarray) -> np.ndarray:
-    """(N,) whether each released clip's nearest raw clip (cosine) is its own source, or a raw clip with the
-    same joints (N-UCLA holds 95 pairs of identical clips, v02 = v03: either one links)."""
+def linkage_embedder(attackers: tuple[str, ...]) -> str | None:
+    """The attacker whose raw-trained form gives the linkage embedding (EMBEDDERS), None when none is run."""
+    return next((n for n in EMBEDDERS if n in attackers), None)
+
+
+def nearest_raw(release_embedding: np.ndarray, raw_embedding: np.ndarray) -> np.ndarray:
+    """(N,) the index of each released clip's nearest raw clip (cosine) in the attacker's embedding."""
     a = release_embedding / (np.linalg.norm(release_embedding, axis=1, keepdims=True) + 1e-12)
     r = raw_embedding / (np.linalg.norm(raw_embedding, axis=1, keepdims=True) + 1e-12)
-    return raw_crcs[np.argmax(a @ r.T, axis=1)] == raw_crcs[sources]
+    return np.argmax(a @ r.T, axis=1)
+
+
+def _nearest_source(release_embedding: np.ndarray, raw_embedding: np.ndarray, sources: np.ndarray,
+                    raw_crcs: np.ndarray) -> np.ndarray:
+    """(N,) whether each released clip's nearest raw clip is its own source, or a raw clip with the same
+    joints (N-UCLA holds 95 pairs of identical clips, v02 = v03: either one links)."""
+    return raw_crcs[nearest_raw(release_embedding, raw_embedding)] == raw_crcs[sources]
 
 
 def frame_count_linkage(released_frames: np.ndarray, raw_frames: np.ndarray,
@@ -150,7 +160,7 @@ class AuditRun:
         self.raw_crcs = clip_crcs(inputs.raw)
         self.release_digest = digest({"token": getattr(inputs.key, "release_token", ""),
                                       "crc": inputs.key.column("joints_crc32"), "subjects": inputs.subjects})
-        self.embedder = next((n for n in EMBEDDERS if n in settings.attackers), None)
+        self.embedder = linkage_embedder(settings.attackers)
 
     def _settings(self, name: str, form: str, k: int) -> dict:
         fold = self.split.folds[k]
@@ -192,7 +202,7 @@ class AuditRun:
         fold, inp = self.split.folds[k], self.inputs
         labels = inp.subjects[fold.train]
         if form == "raw-trained":
-            attacker = self._raw_trained(name, fold.train, labels)
+            attacker = self.raw_trained(name, fold.train, labels)
         else:
             attacker = make_attacker(name, self.settings.epochs_of(name), self.settings.device)
             attacker.fit([inp.released[i] for i in fold.train], labels.tolist(), self.settings.seed)
@@ -225,7 +235,7 @@ class AuditRun:
             return part
         started = time.monotonic()
         actions = inp.key.column("action")
-        model = self._raw_trained(UTILITY_ATTACKER, fold.train, actions[fold.train])
+        model = self.raw_trained(UTILITY_ATTACKER, fold.train, actions[fold.train])
         proba = model.predict_proba([inp.released[i] for i in fold.test])
         predicted = np.asarray(model.classes)[np.argmax(proba, axis=1)]
         accuracy = 100.0 * float(np.mean(predicted == actions[fold.test]))
@@ -234,7 +244,7 @@ class AuditRun:
                  f"{accuracy:.1f} % ({result['seconds']:.0f} s)")
         return self.parts.save(UTILITY_PART, "raw-trained", k, settings, result)
 
-    def _raw_trained(self, name: str, train: np.ndarray, labels: np.ndarray):
+    def raw_trained(self, name: str, train: np.ndarray, labels: np.ndarray):
         """The attacker trained on the raw sources of `train`, from the cache or trained into it."""
         sources = self.inputs.sources[train]
         path = cache_path(self.cache, name, self.settings.epochs_of(name), self.settings.seed,
@@ -279,11 +289,13 @@ def _split(inputs: _Inputs, settings: AuditSettings) -> AuditSplit:
 
 def run_audit(release: str | Path, key: str | Path, raw: str | Path, out: str | Path | None = None,
               settings: AuditSettings | None = None, command: str = "", log: Callable[[str], None] = print,
-              workers: Workers | None = None) -> dict:
+              workers: Workers | None = None, partners: str | Path | None = None) -> dict:
     """Audit `release` (with its `key`) against the raw clips `raw`; writes OUT/audit.json (+ reports).
-    With `workers`, the cells without a part are computed in that many processes."""
+    With `workers`, the cells without a part are computed in that many processes; with `partners` (the
+    release's k-same model file), the partners' exposure is measured too (partners.py)."""
     from ..io.outputs import check_output
     from .metadata import scan_metadata
+    from .partners import check_partner_model, partner_exposure
     from .report import write_reports
 
     settings = settings or AuditSettings()
@@ -293,6 +305,8 @@ def run_audit(release: str | Path, key: str | Path, raw: str | Path, out: str | 
     out = check_output(default_out(release) if out is None else out, kind="audit", folder=True,
                        inputs=[release, key, raw])
     inputs = _read_inputs(release, key, raw)
+    if partners is not None:
+        check_partner_model(partners, inputs.key, release, linkage_embedder(settings.attackers))
     split = _split(inputs, settings)
     out.mkdir(parents=True, exist_ok=True)
     log(f"{len(inputs.released)} released clips of {np.unique(inputs.subjects).size} subjects, "
@@ -323,6 +337,8 @@ def run_audit(release: str | Path, key: str | Path, raw: str | Path, out: str | 
                for name in settings.attackers for form in FORMS}
     utility = [parts[("utility", k)] for k in folds] if ("utility", 0) in parts else None
     audit = assemble(inputs, split, settings, results, findings, run.embedder, command, utility)
+    if partners is not None:
+        audit["partners"] = partner_exposure(run, partners, log)
     with atomic_write(out / AUDIT_FILE, suffix=".json") as tmp:
         tmp.write_text(json.dumps(audit, indent=1) + "\n")
     write_reports(audit, out)

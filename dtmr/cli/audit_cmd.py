@@ -66,6 +66,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--device", help="cpu, cuda or cuda:N (default: CUDA when available)")
     p.add_argument("--cache", metavar="DIR", help="where raw-trained attackers are cached "
                                                   "(default: DIR/../.audit-cache)")
+    p.add_argument("--partners", metavar="MODEL",
+                   help="the release's k-same model file (`dtmr fit-motion-model --method ksame`, or a "
+                        "DisentangledTMR with the k-same residual): also measure how often the raw-trained "
+                        "attacker names, and linkage finds, the other people averaged into each clip")
     p.add_argument("--workers", type=positive_int, default=1, metavar="N",
                    help="compute the (attacker, form, fold) cells in N processes; audit.json equals a "
                         "one-process run's (docs/audit.md, Parallel runs)")
@@ -76,7 +80,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def _command(args: argparse.Namespace) -> str:
     argv = [args.release, "--key", args.key, "--raw", args.raw]
-    for name in ("split", "folds", "out", "epochs", "device", "cache"):
+    for name in ("split", "folds", "out", "epochs", "device", "cache", "partners"):
         value = getattr(args, name)
         if isinstance(value, dict):
             value = ",".join(f"{k}={v}" for k, v in value.items())
@@ -102,10 +106,14 @@ def run(args: argparse.Namespace) -> int:
                              device=device, split=args.split, folds=args.folds, cache=args.cache)
     workers = Workers(args.workers, args.threads_per_worker, tuple(worker_devices(args.device, device, args.workers)))
     out = args.out or default_out(args.release)
-    audit = run_audit(args.release, args.key, args.raw, out, settings, _command(args), log, workers)
+    audit = run_audit(args.release, args.key, args.raw, out, settings, _command(args), log, workers, args.partners)
     worst = audit["worst"]
     summary = f"worst attacker {worst['name']} ({worst['form']}): {worst['accuracy']:.1f} % re-identified, " \
               f"{worst['times_chance']:.1f} x chance ({audit['chance']['subject']:.1f} %)"
+    if "partners" in audit:
+        named, linked = audit["partners"]["named"], audit["partners"]["linked"]
+        summary += (f"; a partner named in {named['accuracy']['mean']:.1f} % ({named['times_chance']:.1f} x chance), "
+                    f"a partner's clip linked in {linked['accuracy']['mean']:.1f} %")
     failed = [f["field"] for f in audit["metadata"]["findings"] if f["severity"] == "fail"]
     if failed:  # whatever the motion attackers say, the release identifies people through these
         summary = f"FAILED: identifying metadata ({', '.join(failed)}); {summary}"

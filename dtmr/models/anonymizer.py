@@ -176,8 +176,8 @@ class Anonymizer:
         for start in range(0, len(clips), batch_size):
             batch = _Batch(self, clips[start : start + batch_size], references[start : start + batch_size])
             submitted = (batch, self.runner.submit(batch.src, batch.ref,
-                                                   self._labels(batch, action_names, self.retarget_labels)),
-                         self._labels(batch, action_names, self.residual_labels))
+                                                   self._labels(batch.clips, action_names, self.retarget_labels)),
+                         self._labels(batch.clips, action_names, self.residual_labels))
             if running is not None:
                 out.extend(self._finish(*running, retargeted))
             running = submitted
@@ -185,15 +185,26 @@ class Anonymizer:
             out.extend(self._finish(*running, retargeted))
         return out
 
-    def _labels(self, batch: _Batch, action_names: Sequence[str] | None,
+    def source_inputs(self, clips: Sequence[Clip], action_names: Sequence[str] | None = None,
+                      residual: bool = False) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
+        """((n, 64, J, 3) the sources as the model sees them, the labels its `retarget` (or, with `residual`,
+        its `residual`) is told): what an audit needs to replay a model's own choices on a release's sources
+        (k-same's partners, dtmr/audit/partners.py)."""
+        sources = [self._model_joints(c, "source") for c in clips]
+        src = self._model_inputs(sources, clips, "source")[0]
+        wanted = self.residual_labels if residual else self.retarget_labels
+        return torch.from_numpy(src), self._labels(clips, action_names, wanted) or {}
+
+    def _labels(self, clips: Sequence[Clip], action_names: Sequence[str] | None,
                 wanted: tuple[str, ...]) -> dict[str, torch.Tensor] | None:
         """The `wanted` labels as keyword arguments (of `retarget` or of `residual`): the sources' subjects,
         and their actions where the library and the fitted file name them alike."""
         labels = {}
         if "subjects" in wanted:
-            labels["subjects"] = torch.from_numpy(batch.subjects)
+            labels["subjects"] = torch.from_numpy(np.array([-1 if c.subject is None else int(c.subject)
+                                                            for c in clips], dtype=np.int64))
         if "actions" in wanted and self.fitted_actions and action_names:
-            actions = [c.action for c in batch.clips]
+            actions = [c.action for c in clips]
             library = action_name_map(list(action_names), np.array([-1 if a is None else a for a in actions]))
             labels["actions"] = torch.from_numpy(shared_action_labels(actions, library, self.fitted_actions))
         return labels or None
@@ -290,7 +301,6 @@ class _Batch:
         self.src, self.transforms = anonymizer._model_inputs(self.sources, clips, "source")
         self.references = [anonymizer._model_joints(r, "reference") for r in references]
         self.ref = anonymizer._model_inputs(self.references, references, "reference")[0]
-        self.subjects = np.array([-1 if c.subject is None else int(c.subject) for c in clips], dtype=np.int64)
 
 
 def _holds_tensor(value) -> bool:

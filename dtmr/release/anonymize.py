@@ -237,7 +237,7 @@ def run_settings(spec: RunSpec, clips: int, info: MethodInfo) -> dict:
     return {"input": str(Path(spec.input_path).resolve()), "clips": clips,
             "references": str(Path(spec.references).resolve()) if spec.references else None,
             "model": str(Path(spec.model).resolve()) if spec.model else None,
-            "model_sha256": _sha256(spec.model) if spec.model else "", "method": info.name, "seed": spec.seed,
+            "model_sha256": file_sha256(spec.model) if spec.model else "", "method": info.name, "seed": spec.seed,
             "chunk": spec.chunk, "batch": spec.batch, "precision": spec.precision, "keep": list(options.keep),
             "length": options.length, "with_provenance": options.with_provenance}
 
@@ -321,7 +321,8 @@ def _shuffled(n: int) -> list[int]:
     return order
 
 
-def _sha256(path: str | Path) -> str:
+def file_sha256(path: str | Path) -> str:
+    """Hex SHA-256 of a file's bytes (the release key records its model's)."""
     digest = hashlib.sha256()
     with open(path, "rb") as fh:
         for block in iter(lambda: fh.read(1 << 20), b""):

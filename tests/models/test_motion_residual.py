@@ -167,3 +167,19 @@ def test_training_with_a_ksame_residual_averages_every_training_clip_once(clips,
                                    model_overrides={**TINY, "residual": "ksame", "residual_k": 5})
     with pytest.raises(DtmrError, match="k = 5 needs 5 subjects per action"):
         DTMRTrainer(too_many, data, DistributedContext())
+
+
+def test_the_audit_replays_the_partners_of_a_ksame_residual_and_refuses_a_model_without(clips, bank, tmp_path):
+    from dtmr.audit.partners import replay_partners
+
+    arrays, pool = _pool(clips)
+    config = DTMRConfig.preset("small", "ntu25", residual="ksame", residual_k=3, **TINY)
+    model = DisentangledTMR(config, beta=0.2, templates=bank, pool=pool).eval()
+    path = save_checkpoint(tmp_path / "dtmr_ksame.pt", model, data={}, metrics={})
+    ksame, partners = replay_partners(Anonymizer.from_checkpoint(path, device="cpu"), clips, None)
+    expected = model.ksame.partners(torch.from_numpy(arrays.joints), None, torch.from_numpy(arrays.subjects))[0]
+    assert ksame.k == 3 and partners.tolist() == expected.tolist()
+    retimed = save_checkpoint(tmp_path / "dtmr_retimed.pt", DisentangledTMR(tiny("retimed"), templates=bank),
+                              data={}, metrics={})
+    with pytest.raises(DtmrError, match="dtmr_retimed.pt: a dtmr model has no partners"):
+        replay_partners(Anonymizer.from_checkpoint(retimed, device="cpu"), clips, None)
