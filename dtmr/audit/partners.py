@@ -5,9 +5,9 @@ of other subjects, so each partner's motion is in it at weight 1/k, as the sourc
 the labelled performer is; this asks the same about the partners, with the attackers a data holder already
 has (per fold, the suite's raw-trained linkage embedder: the same cached model):
 - **named**: the attacker's top subject for a released clip is one of its partners' subjects; chance
-  (k - 1) / subjects. Beside it, from the same predictions, how often it names the source;
+  (partners per clip: k - 1, or a cluster mean's other members) / subjects. Beside it, from the same predictions, how often it names the source;
 - **linked**: the released clip's nearest raw clip (cosine, as the suite's linkage) is one of its partners'
-  own clips, or a clip with the same joints; chance (k - 1) / raw clips;
+  own clips, or a clip with the same joints; chance (partners per clip) / raw clips;
 - **appearances**: in how many releases each subject is a partner.
 
 There is no adaptive form: training an attacker on partners' names needs the pool's labels, which only the
@@ -25,11 +25,13 @@ import numpy as np
 import torch
 
 from ..errors import DtmrError
-from ..models.motion.ksame import KSameMotion
+from ..models.motion.ksame import NO_PARTNER, KSameMotion
 from .summary import scored
 
 #: sources per replayed batch of partner choices
 PARTNER_BATCH = 64
+#: a partner subject that no attacker class equals (padding entries of cluster means)
+NO_SUBJECT = -2
 
 
 def _chooser(anonymizer) -> tuple[KSameMotion, bool]:
@@ -45,14 +47,15 @@ def _chooser(anonymizer) -> tuple[KSameMotion, bool]:
 
 
 def replay_partners(anonymizer, sources: list, action_names) -> tuple[KSameMotion, np.ndarray]:
-    """(the k-same model, (N, k-1) pool indices of each source's partners, as `dtmr anonymize` chose them)."""
+    """(the k-same model, (N, P) pool indices of each source's partners, as `dtmr anonymize` chose them: P =
+    k - 1, or for cluster means the largest cluster's other members with NO_PARTNER padding)."""
     ksame, residual = _chooser(anonymizer)
-    chosen = np.empty((len(sources), ksame.k - 1), dtype=np.int64)
+    chosen = []
     for start in range(0, len(sources), PARTNER_BATCH):
         src, labels = anonymizer.source_inputs(sources[start:start + PARTNER_BATCH], action_names, residual)
         with torch.inference_mode():
-            chosen[start:start + len(src)] = ksame.partners(src, **labels)[0].cpu().numpy()
-    return ksame, chosen
+            chosen.append(ksame.partners(src, **labels)[0].cpu().numpy())
+    return ksame, np.concatenate(chosen)
 
 
 def pool_crcs(ksame: KSameMotion, raw: list, raw_crcs: np.ndarray, used: np.ndarray, model: str | Path,
@@ -107,10 +110,11 @@ def partner_exposure(run, model: str | Path, log) -> dict:
     log(f"partners: replaying the choices of {Path(model).name} for {len(inputs.released)} sources")
     ksame, partners = replay_partners(anonymizer, inputs.raw_sources(np.arange(len(inputs.released))),
                                       action_names)
-    if ksame.k < 2:
-        raise DtmrError(f"{model}: k = 1 averages nobody else's clips")
-    crcs = pool_crcs(ksame, inputs.raw, run.raw_crcs, partners, model, inputs.raw_path)
-    partner_subjects = ksame.pool_subjects.cpu().numpy()[partners]  # (N, k-1)
+    valid = partners != NO_PARTNER  # (N, P): cluster means have as many partners as their cluster has members
+    if not valid.any():
+        raise DtmrError(f"{model}: its releases average nobody else's clips (k = {ksame.k})")
+    crcs = pool_crcs(ksame, inputs.raw, run.raw_crcs, partners[valid], model, inputs.raw_path)
+    partner_subjects = np.where(valid, ksame.pool_subjects.cpu().numpy()[partners], NO_SUBJECT)
     named, source_named, linked = [], [], []
     for k, fold in enumerate(run.split.folds):
         attacker = run.raw_trained(run.embedder, fold.train, inputs.subjects[fold.train])
@@ -119,14 +123,15 @@ def partner_exposure(run, model: str | Path, log) -> dict:
         named.append(100.0 * float((top[:, None] == partner_subjects[fold.test]).any(axis=1).mean()))
         source_named.append(100.0 * float((top == inputs.subjects[fold.test]).mean()))
         nearest = run.raw_crcs[nearest_raw(attacker.embed(test), attacker.embed(inputs.raw))]
-        linked.append(100.0 * float(np.mean([int(c) in set().union(*(crcs[p] for p in partners[i]))
+        linked.append(100.0 * float(np.mean([int(c) in set().union(*(crcs[p] for p in partners[i][valid[i]]))
                                              for c, i in zip(nearest, fold.test)])))
         log(f"partners, fold {k + 1}/{len(run.split.folds)}: named {named[-1]:.1f} %, linked {linked[-1]:.1f} %")
     subjects = np.unique(inputs.subjects)
-    others = ksame.k - 1
-    appearances = {int(s): int(c) for s, c in zip(*np.unique(partner_subjects, return_counts=True))}
+    others = float(valid.sum(axis=1).mean())  # partners per released clip
+    appearances = {int(s): int(c) for s, c in zip(*np.unique(partner_subjects[valid], return_counts=True))}
     source_entry = scored({"name": "source named"}, source_named, 100.0 / len(subjects))
-    return {"model": Path(model).name, "k": ksame.k, "attacker": f"{run.embedder} (raw-trained)",
+    return {"model": Path(model).name, "k": ksame.k, "partners_per_clip": round(others, 2),
+            "choice": ksame.partner_choice, "attacker": f"{run.embedder} (raw-trained)",
             "named": scored({"name": "a partner named"}, named, 100.0 * others / len(subjects)),
             "source_named": source_entry,
             "linked": scored({"name": "a partner's clip linked"}, linked, 100.0 * others / len(inputs.raw)),

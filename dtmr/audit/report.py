@@ -156,7 +156,8 @@ def _blocks(audit: dict) -> list:
         blocks.append(_Heading("Partners (the other people averaged into each clip)"))
         blocks.append(_Paragraph(
             f"Each clip of this k = {partners.get('k')} release ({partners.get('model')}) holds the motion of "
-            f"{int(partners.get('k', 1)) - 1} other people at the source's weight. The attacker "
+            f"{partners.get('partners_per_clip', int(partners.get('k', 1)) - 1):g} other people (on average) at "
+            "the source's weight. The attacker "
             f"{partners.get('attacker', '')} gives each released test clip a top subject, and its embedding a "
             "nearest raw clip; both are checked against the clip's partners (no adaptive form: naming partners "
             "in training clips needs the pool's labels, which only the releaser has)."))

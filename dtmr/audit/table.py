@@ -3,7 +3,8 @@
 Per audit: the worst case over every attacker and form (accuracy ± std over folds, × chance), each attacker's
 adaptive accuracy and the raw-trained TCN's, both linkages, the metadata verdict and the utility: the
 raw-trained action recognizer's accuracy and, when one of the audits is of a raw release, the share of it
-kept ("AR kept").
+kept ("AR kept"). `partner_table`: the k-same audits made with `--partners`, the source's figures beside the
+partners' (partners.py).
 """
 
 from __future__ import annotations
@@ -12,6 +13,11 @@ from collections.abc import Sequence
 
 COLUMNS = ("release", "metadata", "worst case", "× chance", "SGN adaptive", "TCN adaptive", "TCN raw-trained",
            "bone lengths adaptive", "linkage (embedding)", "linkage (frame count)", "AR", "AR kept")
+
+
+PARTNER_COLUMNS = ("release", "k", "worst case on the source (× chance)", "source named, raw-trained",
+                   "a partner named, raw-trained", "source linked", "a partner's clip linked",
+                   "releases per partner subject (min–max)")
 
 
 def _cell(entry: dict | None) -> str:
@@ -60,4 +66,29 @@ def audit_table(audits: Sequence[dict], labels: Sequence[str] | None = None) -> 
         lines.append("")
         lines.append(f"Chance: re-identification {chance['subject']:.1f} %, linkage {chance['linkage']:.2f} %"
                      + (f", action {_action(audits[0])['chance']:.1f} %" if _action(audits[0]) else "") + ".")
+    return "\n".join(lines)
+
+
+def _with_chance(entry: dict) -> str:
+    return f"{_cell(entry)} ({entry['times_chance']:.1f}×)"
+
+
+def partner_table(audits: Sequence[dict], labels: Sequence[str] | None = None) -> str:
+    """The Markdown table of the partners' exposure of `audits` (those with a "partners" entry), one row each:
+    the worst case over the attackers (who the source is) beside how often the same raw-trained attacker names
+    a partner and linkage finds a partner's own clip; each figure with its own chance."""
+    labels = labels or [a["release"]["file"] for a in audits]
+    lines = ["| " + " | ".join(PARTNER_COLUMNS) + " |", "|" + "---|" * len(PARTNER_COLUMNS)]
+    for audit, label in zip(audits, labels):
+        partners = audit.get("partners")
+        if not partners:
+            continue
+        worst = audit["worst"]
+        counts = [a["releases"] for a in partners["appearances"]]
+        cells = [label, str(partners["k"]),
+                 f"{_cell(_attacker(audit, worst['name'], worst['form']))} ({worst['times_chance']:.1f}×)",
+                 _with_chance(partners["source_named"]), _with_chance(partners["named"]),
+                 _with_chance(_linkage(audit, "embedding")), _with_chance(partners["linked"]),
+                 f"{min(counts)}–{max(counts)} of {audit['release']['clips']}"]
+        lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)

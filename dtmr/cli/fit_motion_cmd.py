@@ -15,6 +15,8 @@ from .arguments import positive_int
 
 #: `dtmr.models.motion.MOTION_METHODS`, spelled out so that building the parser does not import torch
 METHODS = ("retime", "retime-naive", "ksame")
+#: k-same's partner choices (dtmr.models.motion.ksame.PARTNERS; named here so that parsing imports no torch)
+PARTNERS = ("nearest", "cluster", "cluster-mean")
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -31,10 +33,11 @@ def register(sub: argparse._SubParsersAction) -> None:
                                                              "measures 2, 3, 5, 8)")
     p.add_argument("--timing", choices=("source", "template"), default="source",
                    help="k-same: align the k clips onto the source's timing (default) or the action template's")
-    p.add_argument("--partners", choices=("nearest", "cluster"), default="nearest",
+    p.add_argument("--partners", choices=PARTNERS, default="nearest",
                    help="k-same: the partners' subjects are the nearest to the source (default), or the other members "
                         "of its fixed cluster of k subjects (k-Same's clusters: every release of a cluster averages "
-                        "the same people)")
+                        "the same people), or (cluster-mean, with --timing template) the whole cluster in place of "
+                        "the source: every release of a cluster and action is the same mean of its members' clips")
     p.add_argument("--embedder", metavar="RECOGNIZER.pt",
                    help="k-same: an action recognizer (`dtmr train-recognizer --task action` on the same split) "
                         "whose embedding chooses the partners and the action of sources without a known action "

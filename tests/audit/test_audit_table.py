@@ -73,3 +73,16 @@ def test_a_published_audit_keeps_the_risks_but_not_who_is_who(tmp_path):
     assert "attacker_files" not in shared
     report = (tmp_path / "shared" / "audit.md").read_text()
     assert "R000001" not in report and "mean 0.90" in report
+
+
+def test_the_partner_table_sets_the_partners_beside_the_source_and_skips_audits_without_them():
+    from dtmr.audit.table import PARTNER_COLUMNS, partner_table
+
+    ksame = _audit("ksame", 17.0, 80.0)
+    ksame["release"]["clips"] = 30
+    ksame["partners"] = {"k": 3, "named": _entry(28.0), "source_named": _entry(12.0), "linked": _entry(6.0),
+                         "appearances": [{"subject": 0, "releases": 4}, {"subject": 1, "releases": 26}]}
+    table = partner_table([ksame, _audit("naive", 40.0, 60.0)], ["k-same k=3", "naive"]).splitlines()
+    assert table[0] == "| " + " | ".join(PARTNER_COLUMNS) + " |" and len(table) == 3
+    assert table[2] == ("| k-same k=3 | 3 | 17.0 ± 1.0 (1.7×) | 12.0 ± 1.0 (1.2×) | 28.0 ± 1.0 (2.8×) | "
+                        "90.0 ± 1.0 (9.0×) | 6.0 ± 1.0 (0.6×) | 4–26 of 30 |")

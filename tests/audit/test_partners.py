@@ -97,3 +97,19 @@ def test_a_model_that_did_not_make_the_release_is_refused_first(released, tmp_pa
     assert capsys.readouterr().err.strip().splitlines()[-1] == (
         f"dtmr: error: {other}: not the model of {release} (the key records another SHA-256)")
     assert not (tmp_path / "audit" / "parts").exists()  # refused before any attacker ran
+
+
+def test_cluster_means_count_every_other_member_of_the_cluster_as_a_partner(released, tmp_path):
+    library = released[0]
+    model = tmp_path / "means.pt"
+    assert main(["fit-motion-model", "--data", str(library), "--split", "synthetic", "--method", "ksame", "--k", "2",
+                 "--timing", "template", "--partners", "cluster-mean", "-o", str(model)]) == 0
+    release = tmp_path / "means.h5"
+    assert main(["anonymize", str(library), "--model", str(model), "--device", "cpu", "-o", str(release)]) == 0
+    assert main(["audit", str(release), "--key", str(tmp_path / "means.key.json"), "--raw", str(library),
+                 "--attackers", "tcn", "--epochs", "1", "--folds", "2", "--partners", str(model)]) == 0
+    partners = json.loads((tmp_path / "means.audit" / "audit.json").read_text())["partners"]
+    # 4 subjects in clusters of 2: each release is the mean of its subject's and one other member's pool clip
+    assert partners["choice"] == "cluster-mean" and partners["partners_per_clip"] == 1.0
+    assert partners["named"]["chance"] == 25.0
+    assert sorted(a["releases"] for a in partners["appearances"]) == [6, 6, 6, 6]

@@ -22,8 +22,11 @@ def library(tmp_path_factory):
     return path
 
 
-def test_the_cli_lists_every_method():
-    assert METHODS == MOTION_METHODS
+def test_the_cli_lists_every_method_and_partner_choice():
+    from dtmr.cli.fit_motion_cmd import PARTNERS
+    from dtmr.models.motion.ksame import PARTNERS as KSAME_PARTNERS
+
+    assert METHODS == MOTION_METHODS and PARTNERS == KSAME_PARTNERS
 
 
 def test_fit_then_anonymize_evaluate_and_list(library, tmp_path, capsys):

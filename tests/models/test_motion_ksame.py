@@ -14,7 +14,7 @@ from dtmr.models.checkpoint import (
     save_checkpoint,
 )
 from dtmr.models.motion import KSameMotion, Retimer, TemplateBank, fit_motion_model
-from dtmr.models.motion.dtw import bone_direction_features, pair_distances
+from dtmr.models.motion.dtw import bone_direction_features, pair_distances, warp_onto
 from dtmr.skeleton import NTU25, normalize
 from dtmr.train.data import prepare_clips
 
@@ -251,3 +251,40 @@ def test_cluster_partners_come_from_the_sources_cluster_only(pool, tmp_path):
                          partners="cluster")
     with pytest.raises(ValueError, match="partners must be one of nearest, cluster"):
         fit_motion_model("ksame", "ntu25", pool.joints, pool.actions, pool.subjects, k=2, partners="random")
+
+
+def test_cluster_means_give_every_member_of_a_cluster_the_same_clip_of_an_action(pool, tmp_path):
+    model = fit_motion_model("ksame", "ntu25", pool.joints, pool.actions, pool.subjects, k=2, timing="template",
+                             partners="cluster-mean")
+    every, subjects = torch.from_numpy(pool.joints), torch.from_numpy(pool.subjects)
+    actions = torch.from_numpy(pool.actions)
+    means = model.average(every, actions=actions, subjects=subjects)
+    for a in np.unique(pool.actions):
+        firsts = []
+        for members in ([1, 2], [3, 4]):
+            rows = np.flatnonzero((pool.actions == a) & np.isin(pool.subjects, members))
+            assert len(rows) == 4 and all(torch.equal(means[rows[0]], means[r]) for r in rows)  # 2 people x 2 reps
+            firsts.append(rows[0])
+        assert not torch.allclose(means[firsts[0]], means[firsts[1]])  # two clusters, two means
+    # the mean is of each member's pool clip nearest the template, warped onto it: none of the source's own
+    template = model.bank.choose(every[:1], actions[:1])
+    partners, _ = model.partners(every[:1], actions=actions[:1], subjects=subjects[:1])
+    members = np.flatnonzero((pool.actions == pool.actions[0]) & np.isin(pool.subjects, [1, 2]))
+    features = bone_direction_features(torch.from_numpy(pool.joints[members]), NTU25)
+    timing = model.bank.templates[template]
+    distance = pair_distances(bone_direction_features(timing, NTU25), features,
+                              np.stack([np.zeros(len(members), dtype=int), np.arange(len(members))], axis=1))
+    chosen = [members[pool.subjects[members] == s][np.argmin(distance[pool.subjects[members] == s])] for s in (1, 2)]
+    expected = warp_onto(torch.from_numpy(pool.joints[chosen]), timing.expand(2, -1, -1, -1), NTU25).mean(dim=0)
+    torch.testing.assert_close(means[0], expected)
+    assert pool.subjects[0] == 1 and partners[0].tolist() == [chosen[1], -1, -1]  # the other member, padded
+    # a subject the pool does not hold takes the cluster of the nearest pool clip's subject
+    unknown = model.average(every[:1], actions=actions[:1], subjects=torch.tensor([-1]))
+    assert torch.equal(unknown[0], means[0]) or torch.equal(unknown[0], means[np.flatnonzero(
+        (pool.actions == pool.actions[0]) & (pool.subjects == 3))[0]])
+    path = save_checkpoint(tmp_path / "means.pt", model, data={}, metrics={})
+    loaded = build_model_from_checkpoint(load_checkpoint(path), source=path)
+    assert loaded.config_dict() == {"k": 2, "timing": "template", "partners": "cluster-mean"}
+    assert torch.equal(loaded.average(every, actions=actions, subjects=subjects), means)
+    with pytest.raises(ValueError, match="cluster-mean partners average on the action template's timing"):
+        fit_motion_model("ksame", "ntu25", pool.joints, pool.actions, pool.subjects, k=2, partners="cluster-mean")

@@ -49,5 +49,5 @@ def describe_motion_model(method: str, config: dict) -> str | None:
         return None
     timing = config.get("timing", "source")
     return (f"k={config.get('k')}" + ("" if timing == "source" else f", {timing} timing")
-            + (", cluster partners" if config.get("partners") == "cluster" else "")
+            + {"cluster": ", cluster partners", "cluster-mean": ", cluster means"}.get(config.get("partners"), "")
             + (", action embedding" if "embedder" in config else ""))

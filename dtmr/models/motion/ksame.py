@@ -18,7 +18,12 @@ other subjects, then naively retargeted to the reference's bone lengths:
    people), as k-Same clusters faces; a subject the pool does not hold (or an unknown one) has no cluster and
    takes the nearest subjects as above. Why: nearest partners are chosen relative to the source, so who they
    are is itself a fingerprint (on UI-PRMD's 10 subjects k = 8 still leaves 3.8x chance); within a cluster
-   every release is a mean over the same people;
+   every release is a mean over the same people. With `partners="cluster-mean"` (k-Same proper, on the
+   template's timing only) the source's own clip is not in its release at all: every member of the cluster
+   contributes its pool clip of the action nearest to the action template (the source's subject too), so
+   every release of one cluster and action is the same clip, whoever performed it; a subject the pool does
+   not hold, or an unknown one, takes the cluster of the subject of the nearest pool clip of the action.
+   What it costs and guarantees: docs/motion_anonymizers.md;
 3. the average: every partner warped by DTW onto the source's timing (`timing="source"`), or the source and
    every partner warped onto the action template's (`timing="template"`: k-same on the canonical tempo, which
    also removes the source's rhythm); then the mean of the k clips' joint positions (normalized space: each
@@ -47,8 +52,11 @@ from .templates import UNKNOWN, TemplateBank, check_clips, check_labels
 
 #: what the k clips are aligned onto before averaging
 TIMINGS = ("source", "template")
-#: how the partners' subjects are chosen: the nearest to the source, or the other members of its fixed cluster
-PARTNERS = ("nearest", "cluster")
+#: how the partners' subjects are chosen: the nearest to the source, the other members of its fixed cluster,
+#: or the whole cluster in place of the source (its release is the cluster's mean for the action)
+PARTNERS = ("nearest", "cluster", "cluster-mean")
+#: a padding entry of `partners()` rows (cluster means have as many partners as their cluster has members)
+NO_PARTNER = -1
 #: width of an action recognizer's clip embedding (`Recognizer.embed`)
 EMBEDDING_DIM = 2 * DIM
 #: the settings of the k-same experiments (issue 19); any k >= 1 the pool allows works
@@ -83,14 +91,17 @@ class KSameMotion(nn.Module):
         check_labels("pool subjects", pool_subjects, len(pool))
         if partners not in PARTNERS:
             raise ValueError(f"partners must be one of {', '.join(PARTNERS)}, got {partners!r}")
+        if partners == "cluster-mean" and timing != "template":
+            raise ValueError("cluster-mean partners average on the action template's timing: use timing 'template'")
         self.k, self.timing, self.partner_choice = k, timing, partners
         self.bank = bank
         self.register_buffer("pool", pool.detach().float().clone())
         self.register_buffer("pool_actions", pool_actions.detach().long().clone())
         self.register_buffer("pool_subjects", pool_subjects.detach().long().clone())
         self._check_pool()
-        self.cluster_of = subject_clusters(self.pool_subjects.cpu().numpy(), k) if partners == "cluster" else {}
+        self.cluster_of = subject_clusters(self.pool_subjects.cpu().numpy(), k) if partners != "nearest" else {}
         self._check_clusters()
+        self._cluster_means: dict[tuple[int, int], tuple[np.ndarray, torch.Tensor]] = {}
         self.naive = NaiveRetargeter(self.topology)
         self.embedder = embedder
         if embedder is not None:
@@ -177,6 +188,8 @@ class KSameMotion(nn.Module):
         partner; an unknown one may be (nothing tells the pool's clips of that person apart). With an embedder,
         sources without a known action take their partners and action from the embedding."""
         subject = np.full(len(src), UNKNOWN) if subjects is None else subjects.cpu().numpy()
+        if self.partner_choice == "cluster-mean":
+            return self._cluster_mean_partners(src, actions, subject)
         chosen = np.empty((len(src), self.k - 1), dtype=np.int64)
         by_embedding = ~self._known_actions(actions, len(src)) if self.embedder is not None \
             else np.zeros(len(src), dtype=bool)
@@ -193,6 +206,57 @@ class KSameMotion(nn.Module):
             chosen[~by_embedding] = self._dtw_partners(src[rest], self.bank.actions[template[rest]].cpu().numpy(),
                                                        subject[~by_embedding])
         return torch.from_numpy(chosen).to(src.device), template
+
+    def _cluster_mean_partners(self, src: torch.Tensor, actions: torch.Tensor | None,
+                               subject: np.ndarray) -> tuple[torch.Tensor, torch.Tensor]:
+        """Cluster means: ((B, 2k-1) the pool clips of each release's cluster mean but its own subject's, padded
+        with NO_PARTNER, (B,) template index)."""
+        template = self.bank.choose(src, actions)
+        action = self.bank.actions[template].cpu().numpy()
+        pool_subjects = self.pool_subjects.cpu().numpy()
+        chosen = np.full((len(src), 2 * self.k - 1), NO_PARTNER, dtype=np.int64)
+        for b, cluster in enumerate(self._clusters(src, action, subject)):
+            clips = self._cluster_mean(cluster, int(template[b]))[0]
+            others = clips[pool_subjects[clips] != subject[b]]
+            chosen[b, :len(others)] = others
+        return torch.from_numpy(chosen).to(src.device), template
+
+    def _clusters(self, src: torch.Tensor, action: np.ndarray, subject: np.ndarray) -> list[int]:
+        """Each source's cluster (by its first member): its subject's, or for a subject without one the cluster
+        of the subject of the nearest pool clip (DTW) of the source's action."""
+        lost = np.flatnonzero([int(s) not in self.cluster_of for s in subject])
+        nearest = {}
+        if lost.size:
+            pool_actions, pool_subjects = self.pool_actions.cpu().numpy(), self.pool_subjects.cpu().numpy()
+            allowed = pool_actions[None] == action[lost, None]  # (L, N)
+            pairs = np.argwhere(allowed)
+            distance = np.full(allowed.shape, np.inf)
+            distance[pairs[:, 0], pairs[:, 1]] = pair_distances(
+                bone_direction_features(src[torch.from_numpy(lost).to(src.device)], self.topology),
+                bone_direction_features(self.pool.to(src), self.topology), pairs)
+            nearest = {int(b): int(pool_subjects[np.argmin(distance[n])]) for n, b in enumerate(lost)}
+        return [int(self.cluster_of[nearest.get(b, int(s))][0]) for b, s in enumerate(subject)]
+
+    def _cluster_mean(self, cluster: int, template: int) -> tuple[np.ndarray, torch.Tensor]:
+        """(pool indices, (64, J, 3) their mean on the template's timing) of one cluster and action: each
+        member's clip of the action nearest (DTW) to the template. Computed once per pair and kept."""
+        key = (cluster, template)
+        if key not in self._cluster_means:
+            pool_actions, pool_subjects = self.pool_actions.cpu().numpy(), self.pool_subjects.cpu().numpy()
+            timing = self.bank.templates[template : template + 1].to(self.pool)
+            candidates = np.flatnonzero((pool_actions == int(self.bank.actions[template]))
+                                        & np.isin(pool_subjects, self.cluster_of[cluster]))
+            distance = pair_distances(bone_direction_features(timing, self.topology),
+                                      bone_direction_features(self.pool[torch.from_numpy(candidates).to(
+                                          self.pool.device)], self.topology),
+                                      np.stack([np.zeros(len(candidates), dtype=np.int64),
+                                                np.arange(len(candidates))], axis=1))
+            clips = np.sort(candidates[_nearest_per_subject(distance, pool_subjects[candidates],
+                                                            len(self.cluster_of[cluster]))])
+            members = self.pool[torch.from_numpy(clips).to(self.pool.device)]
+            warped = warp_onto(members, timing.expand(len(clips), -1, -1, -1), self.topology)
+            self._cluster_means[key] = clips, warped.mean(dim=0)
+        return self._cluster_means[key]
 
     def _candidate_subjects(self, subject: np.ndarray) -> np.ndarray:
         """(B, N): which pool clips' subjects may be partners of each source's subject (-1 unknown): anyone
@@ -218,7 +282,13 @@ class KSameMotion(nn.Module):
 
     def average(self, src: torch.Tensor, actions: torch.Tensor | None = None,
                 subjects: torch.Tensor | None = None) -> torch.Tensor:
-        """(B, 64, J, 3) -> (B, 64, J, 3) the time-aligned mean of each source and its k - 1 partners."""
+        """(B, 64, J, 3) -> (B, 64, J, 3) the time-aligned mean of each source and its k - 1 partners (with
+        cluster means: its cluster's mean for its action)."""
+        if self.partner_choice == "cluster-mean":
+            subject = np.full(len(src), UNKNOWN) if subjects is None else subjects.cpu().numpy()
+            template = self.bank.choose(src, actions)
+            clusters = self._clusters(src, self.bank.actions[template].cpu().numpy(), subject)
+            return torch.stack([self._cluster_mean(c, t)[1] for c, t in zip(clusters, template.tolist())]).to(src)
         partners, template = self.partners(src, actions, subjects)
         b, shape = len(src), src.shape[1:]
         others = self.pool[partners].to(src)  # (B, k-1, 64, J, 3)
