@@ -6,7 +6,9 @@
 #
 # NAME: which releases to make (default: every motion anonymizer; raw and naive, published already for
 # N-UCLA and UI-PRMD, on request): raw naive retime retime-naive ksame2 ksame3 ksame5
-# ksame8 ksame3t (k = 3 on the template's timing). One CPU thread; run two data sets side by side on two
+# ksame8 ksame3t (k = 3 on the template's timing); ksameKm on request (k-Same's cluster means with clusters of
+# K: `--partners cluster-mean --timing template`). k-same audits measure the partners' exposure too
+# (`--partners`, docs/audit.md). One CPU thread; run two data sets side by side on two
 # cores. Every step is skipped when its output exists, so a stopped run resumes. The audits use
 # `--attackers tcn,bone-lengths` (the 3-epoch SGN was never the worst case, docs/RESULTS.md) and
 # the audit's other defaults, like the published raw/naive/DMR/DisentangledTMR audits.
@@ -39,20 +41,26 @@ fit() {  # fit NAME ARGS...: the fitted anonymizer runs/motion/D_NAME.pt
 
 for name in $NAMES; do
   release=$RUNS/audit/${D}_$name.h5
+  partners=()
+  case $name in
+    raw|naive) model= ;;
+    retime|retime-naive) model=$(fit "$name" --method "$name") ;;
+    ksame3t) model=$(fit "$name" --method ksame --k 3 --timing template) ;;
+    ksame*m) k=${name#ksame}; model=$(fit "$name" --method ksame --k "${k%m}" --timing template \
+                                        --partners cluster-mean) ;;
+    ksame*) model=$(fit "$name" --method ksame --k "${name#ksame}") ;;
+    *) echo "unknown release $name" >&2; exit 1 ;;
+  esac
+  case $name in ksame*) partners=(--partners "$model") ;; esac
   if [ ! -f "$release" ]; then
-    case $name in
-      raw|naive) "$PY" -m dtmr anonymize "$LIB" --method "$name" -o "$release" ;;
-      retime|retime-naive) "$PY" -m dtmr anonymize "$LIB" --model "$(fit "$name" --method "$name")" \
-                             --device cpu -o "$release" ;;
-      ksame3t) "$PY" -m dtmr anonymize "$LIB" --model "$(fit "$name" --method ksame --k 3 --timing template)" \
-                 --device cpu -o "$release" ;;
-      ksame*) "$PY" -m dtmr anonymize "$LIB" --model "$(fit "$name" --method ksame --k "${name#ksame}")" \
-                --device cpu -o "$release" ;;
-      *) echo "unknown release $name" >&2; exit 1 ;;
-    esac
+    if [ -z "$model" ]; then
+      "$PY" -m dtmr anonymize "$LIB" --method "$name" -o "$release"
+    else
+      "$PY" -m dtmr anonymize "$LIB" --model "$model" --device cpu -o "$release"
+    fi
   fi
   audit=$RUNS/audit/${D}_$name.audit
   [ -f "$audit/audit.json" ] || "$PY" -m dtmr audit "$release" --key "$RUNS/audit/${D}_$name.key.json" \
-                                  --raw "$LIB" --device cpu --attackers tcn,bone-lengths --out "$audit"
+                                  --raw "$LIB" --device cpu --attackers tcn,bone-lengths --out "$audit" "${partners[@]}"
   "$PY" scripts/publish_audit.py "$audit" "docs/results/audit/${D}_$name"
 done
