@@ -1,20 +1,22 @@
 #!/usr/bin/env bash
-# The N-UCLA and UI-PRMD frontiers of docs/RESULTS.md ("Motion anonymizers") from every audit published under
-# docs/results/audit (a missing one is left out); the tables go to build/frontier_{nwucla,uiprmd}.md. Audits
-# with one label are trainings of one setting: one point, mean ± std.
+# The N-UCLA, UI-PRMD and synthetic frontiers of docs/RESULTS.md ("Motion anonymizers") from every audit
+# published under docs/results/audit (a missing one is left out); the tables go to
+# build/frontier_{nwucla,uiprmd,synthetic}.md. Audits with one label are trainings of one setting: one point,
+# mean ± std.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 A=docs/results/audit
 mkdir -p build
 add() { if [ -f "$A/$1/audit.json" ]; then dirs+=("$A/$1"); labels+=("$2"); fi; }
-common() {  # common D: the rows every data set has (raw, naive, the earlier models, re-timing, k-same)
+common() {  # common D DTMR_LABEL: the rows every data set has (raw, naive, the earlier models, re-timing, k-same)
   dirs=(); labels=()
   add "$1_raw" "raw"; add "$1_naive" "naive retarget"
-  add "$1_dtmr" "DisentangledTMR small β=0.2 (naive residual; the earlier audit)"
+  add "$1_dtmr" "$2"
   add "$1_dmr" "DMR (a tenth of its schedule)"
   add "$1_retime" "re-timing"; add "$1_retime-naive" "re-timing + naive"
   for k in 2 3 5 8; do add "$1_ksame$k" "k-same k=$k"; done
   add "$1_ksame3t" "k-same k=3 template timing"
+  for k in 3 5 20; do add "$1_ksame${k}m" "k-same k=$k cluster means"; done
 }
 plot() {  # plot D TITLE
   local joined
@@ -23,7 +25,7 @@ plot() {  # plot D TITLE
       --out "docs/results/frontier_$1.png" > "build/frontier_$1.md"
 }
 
-common nwucla
+common nwucla "DisentangledTMR small β=0.2 (naive residual; the earlier audit)"
 add nwucla_ksame3_unnamed "k-same k=3 on the library with unnamed actions (nearest template)"
 add nwucla_ksame3_unnamed_embedded "k-same k=3 on the library with unnamed actions (action embedding)"
 for b in 0.2 0.3 0.5; do for s in 0 1 2; do
@@ -34,6 +36,11 @@ for r in naive retimed-naive; do for b in 0.2 0.3 0.5; do for s in 0 1 2; do
 done; done; done
 plot nwucla "N-UCLA: motion anonymizers against the naive retarget"
 
-common uiprmd
+common uiprmd "DisentangledTMR small β=0.2 (naive residual; the earlier audit)"
 add uiprmd_ksame3_cluster "k-same k=3 cluster partners"; add uiprmd_ksame5_cluster "k-same k=5 cluster partners"
 plot uiprmd "UI-PRMD: motion anonymizers against the naive retarget"
+
+common synthetic "DisentangledTMR small β=0.2 (bundled: naive residual; kinematic head)"
+add synthetic_bundled_ksame "k-same k=3 template timing (bundled before; one repetition in the pool)"
+add synthetic_bundled_means "k-same k=20 cluster means (bundled; one repetition in the pool)"
+plot synthetic "Synthetic set: motion anonymizers against the naive retarget"
