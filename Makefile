@@ -67,8 +67,8 @@ models: install
 	cp $(MODEL_BUILD)/dtmr_b0.2/model.pt resources/models/dtmr_small_beta0.2.pt
 	cp $(MODEL_BUILD)/dtmr_b1.0/model.pt resources/models/dtmr_small_beta1.0.pt
 	$(DTMR) data synth -o $(MODEL_BUILD)/synthetic_pool.h5 --subjects 40 --actions 12 --repetitions 2 --seed 0
-	$(DTMR) fit-motion-model --data $(MODEL_BUILD)/synthetic_pool.h5 --split synthetic --method ksame --k 3 \
-		--timing template -o resources/models/ksame_k3_template.pt
+	$(DTMR) fit-motion-model --data $(MODEL_BUILD)/synthetic_pool.h5 --split synthetic --method ksame --k 20 \
+		--timing template --partners cluster-mean -o resources/models/ksame_k20_means.pt
 
 # ---- distribution (docs/packaging.md) --------------------------------------------------------------------
 # `make dist`: the PyInstaller onedir build in dist/dtmr-studio-<variant>/, then its self-test under Xvfb.
