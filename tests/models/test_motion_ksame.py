@@ -288,3 +288,6 @@ def test_cluster_means_give_every_member_of_a_cluster_the_same_clip_of_an_action
     assert torch.equal(loaded.average(every, actions=actions, subjects=subjects), means)
     with pytest.raises(ValueError, match="cluster-mean partners average on the action template's timing"):
         fit_motion_model("ksame", "ntu25", pool.joints, pool.actions, pool.subjects, k=2, partners="cluster-mean")
+    with pytest.raises(ValueError, match="cluster means take the action from the label or the nearest template"):
+        KSameMotion("ntu25", model.bank, *(torch.from_numpy(a) for a in (pool.joints, pool.actions, pool.subjects)),
+                    k=2, timing="template", partners="cluster-mean", embedder=object())

@@ -93,6 +93,8 @@ class KSameMotion(nn.Module):
             raise ValueError(f"partners must be one of {', '.join(PARTNERS)}, got {partners!r}")
         if partners == "cluster-mean" and timing != "template":
             raise ValueError("cluster-mean partners average on the action template's timing: use timing 'template'")
+        if partners == "cluster-mean" and embedder is not None:
+            raise ValueError("cluster means take the action from the label or the nearest template, not an embedder")
         self.k, self.timing, self.partner_choice = k, timing, partners
         self.bank = bank
         self.register_buffer("pool", pool.detach().float().clone())
