@@ -5,7 +5,8 @@ of other subjects, so each partner's motion is in it at weight 1/k, as the sourc
 the labelled performer is; this asks the same about the partners, with the attackers a data holder already
 has (per fold, the suite's raw-trained linkage embedder: the same cached model):
 - **named**: the attacker's top subject for a released clip is one of its partners' subjects; chance
-  (partners per clip: k - 1, or a cluster mean's other members) / subjects. Beside it, from the same predictions, how often it names the source;
+  (partners per clip: k - 1, or a cluster mean's other members) / subjects. Beside it, from the same
+  predictions, how often it names the source;
 - **linked**: the released clip's nearest raw clip (cosine, as the suite's linkage) is one of its partners'
   own clips, or a clip with the same joints; chance (partners per clip) / raw clips;
 - **appearances**: in how many releases each subject is a partner.

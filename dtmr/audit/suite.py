@@ -231,7 +231,8 @@ class AuditRun:
         settings = self._utility_settings(k)
         part = self.stored(("utility", k))
         if part is not None:
-            self.log(f"action recognition, fold {k + 1}/{len(self.split.folds)}: {part['accuracy']:.1f} % (done before)")
+            self.log(f"action recognition, fold {k + 1}/{len(self.split.folds)}: {part['accuracy']:.1f} % "
+                     "(done before)")
             return part
         started = time.monotonic()
         actions = inp.key.column("action")
