@@ -78,9 +78,10 @@ def pool_crcs(ksame: KSameMotion, raw: list, raw_crcs: np.ndarray, used: np.ndar
     return out
 
 
-def check_partner_model(model: str | Path, key, release: str | Path, embedder: str | None) -> None:
-    """Refuse, before any attacker is trained, a model that did not make the release (its SHA-256 is not the
-    key's) or a suite without an embedding attacker."""
+def check_partner_model(model: str | Path, key, release: str | Path, embedder: str | None):
+    """The release's model, loaded (an `Anonymizer`); refused before any attacker is trained when it did not
+    make the release (its SHA-256 is not the key's), has no partners, or the suite has no embedding attacker."""
+    from ..models.anonymizer import Anonymizer
     from ..release.anonymize import file_sha256
 
     if embedder is None:
@@ -93,16 +94,18 @@ def check_partner_model(model: str | Path, key, release: str | Path, embedder: s
     if actual != expected:
         raise DtmrError(f"{model}: not the model of {release} (the key records "
                         f"{'no model' if not expected else 'another SHA-256'})")
+    anonymizer = Anonymizer.from_checkpoint(model, device="cpu")
+    _chooser(anonymizer)
+    return anonymizer
 
 
-def partner_exposure(run, model: str | Path, log) -> dict:
-    """The audit's "partners" entry for `run` (suite.AuditRun) of a release made by `model`."""
+def partner_exposure(run, model: str | Path, anonymizer, log) -> dict:
+    """The audit's "partners" entry for `run` (suite.AuditRun) of a release made by `model` (loaded:
+    `anonymizer`, from `check_partner_model`)."""
     from ..io.sources import open_clip_source
-    from ..models.anonymizer import Anonymizer
     from .suite import nearest_raw
 
     inputs = run.inputs
-    anonymizer = Anonymizer.from_checkpoint(model, device="cpu")
     source = open_clip_source(inputs.raw_path)
     try:
         action_names = source.action_names

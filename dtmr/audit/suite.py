@@ -306,7 +306,7 @@ def run_audit(release: str | Path, key: str | Path, raw: str | Path, out: str | 
     out = check_output(default_out(release) if out is None else out, kind="audit", folder=True,
                        inputs=[release, key, raw])
     inputs = _read_inputs(release, key, raw)
-    if partners is not None:
+    partner_model = None if partners is None else \
         check_partner_model(partners, inputs.key, release, linkage_embedder(settings.attackers))
     split = _split(inputs, settings)
     out.mkdir(parents=True, exist_ok=True)
@@ -339,7 +339,7 @@ def run_audit(release: str | Path, key: str | Path, raw: str | Path, out: str | 
     utility = [parts[("utility", k)] for k in folds] if ("utility", 0) in parts else None
     audit = assemble(inputs, split, settings, results, findings, run.embedder, command, utility)
     if partners is not None:
-        audit["partners"] = partner_exposure(run, partners, log)
+        audit["partners"] = partner_exposure(run, partners, partner_model, log)
     with atomic_write(out / AUDIT_FILE, suffix=".json") as tmp:
         tmp.write_text(json.dumps(audit, indent=1) + "\n")
     write_reports(audit, out)

@@ -113,3 +113,22 @@ def test_cluster_means_count_every_other_member_of_the_cluster_as_a_partner(rele
     assert partners["choice"] == "cluster-mean" and partners["partners_per_clip"] == 1.0
     assert partners["named"]["chance"] == 25.0
     assert sorted(a["releases"] for a in partners["appearances"]) == [6, 6, 6, 6]
+
+
+def test_a_model_without_partners_or_missing_is_refused_first(released, tmp_path, capsys):
+    library = released[0]
+    retimer = tmp_path / "retime.pt"
+    assert main(["fit-motion-model", "--data", str(library), "--split", "synthetic", "--method", "retime-naive",
+                 "-o", str(retimer)]) == 0
+    release = tmp_path / "retimed.h5"
+    assert main(["anonymize", str(library), "--model", str(retimer), "--device", "cpu", "-o", str(release)]) == 0
+    key = str(tmp_path / "retimed.key.json")
+    capsys.readouterr()
+    for model, message in ((retimer, f"{retimer}: a retime-naive model has no partners (only k-same and a "
+                                      "DisentangledTMR with the k-same residual average other people's clips)"),
+                           (tmp_path / "gone.pt", f"{tmp_path / 'gone.pt'}: cannot read the model (No such file or "
+                                                  "directory)")):
+        assert main(["audit", str(release), "--key", key, "--raw", str(library), "--attackers", "tcn",
+                     "--out", str(tmp_path / "audit"), "--partners", str(model)]) == 2
+        assert capsys.readouterr().err.strip().splitlines()[-1] == f"dtmr: error: {message}"
+        assert not (tmp_path / "audit" / "parts").exists()
