@@ -11,11 +11,18 @@
 # to runs/D/dtmr_RESIDUAL_bBETA_sSEED, its release and audit to runs/audit/D_dtmr_..., the published audit to
 # docs/results/audit/D_dtmr_... Every step is skipped when its output exists (a training when its events
 # say it is done), so a stopped run resumes (a training stopped half way with `dtmr train --resume`).
+# The environment may change the device (DEVICE=cuda: scripts/gpu_residual_trainings.sh) and, for a quick
+# dry run only, the schedule (EPOCHS, QUADRUPLETS) and the audit's attacker epochs (AUDIT_EPOCHS).
 set -euo pipefail
 
 D=${1:?data set: nwucla, uiprmd or synthetic}
 shift
 PY=${PYTHON:-.venv/bin/python}
+DEVICE=${DEVICE:-cpu}
+EPOCHS=${EPOCHS:-4,4,3}
+QUADRUPLETS=${QUADRUPLETS:-1024}
+audit_epochs=()
+[ -n "${AUDIT_EPOCHS:-}" ] && audit_epochs=(--epochs "$AUDIT_EPOCHS")
 export OMP_NUM_THREADS=1
 LIB=runs/$D.h5
 [ -f "$LIB" ] || { echo "no library $LIB: run scripts/motion_frontier.sh $D raw first" >&2; exit 1; }
@@ -33,14 +40,17 @@ for setting in "$@"; do
   if ! grep -qs '"kind":"done"' "$run/events.jsonl"; then  # model.pt is written at every checkpoint
     resume=()
     [ -f "$run/train_state.pt" ] && resume=(--resume)
-    "$PY" -m dtmr train --data "$LIB" --split "$D" --preset small --beta "$beta" --epochs 4,4,3 \
-        --quadruplets 1024 --batch 8 "${options[@]}" --output-adversary-lr 1e-3 --warm-output-critics \
-        --loss-weight output_identity_adversary=1 --seed "$seed" --device cpu --out "$run" "${resume[@]}"
+    "$PY" -m dtmr train --data "$LIB" --split "$D" --preset small --beta "$beta" --epochs "$EPOCHS" \
+        --quadruplets "$QUADRUPLETS" --batch 8 "${options[@]}" --output-adversary-lr 1e-3 --warm-output-critics \
+        --loss-weight output_identity_adversary=1 --seed "$seed" --device "$DEVICE" --out "$run" "${resume[@]}"
   fi
   release=runs/audit/${D}_$name.h5
-  [ -f "$release" ] || "$PY" -m dtmr anonymize "$LIB" --model "$run/model.pt" --device cpu -o "$release"
+  [ -f "$release" ] || "$PY" -m dtmr anonymize "$LIB" --model "$run/model.pt" --device "$DEVICE" -o "$release"
+  partners=()
+  case $residual in ksame*) partners=(--partners "$run/model.pt") ;; esac
   audit=runs/audit/${D}_$name.audit
   [ -f "$audit/audit.json" ] || "$PY" -m dtmr audit "$release" --key "runs/audit/${D}_$name.key.json" \
-                                  --raw "$LIB" --device cpu --attackers tcn,bone-lengths --out "$audit"
+                                  --raw "$LIB" --device "$DEVICE" --attackers tcn,bone-lengths --out "$audit" \
+                                  "${audit_epochs[@]}" "${partners[@]}"
   "$PY" scripts/publish_audit.py "$audit" "docs/results/audit/${D}_$name"
 done
