@@ -278,12 +278,12 @@ from dtmr.io.library import ClipLibrary
 from dtmr.release import anonymize
 from dtmr.cli import main
 anonymize.CHUNK = 4
-create = ClipLibrary.create
+write = ClipLibrary.write  # what writes each part (chunks.py)
 def slow_after_the_first_part(path, clips, *a, **k):
     if str(path).endswith("part-00001.h5"):
         time.sleep(120)  # killed here
-    return create(path, clips, *a, **k)
-ClipLibrary.create = staticmethod(slow_after_the_first_part)
+    return write(path, clips, *a, **k)
+ClipLibrary.write = staticmethod(slow_after_the_first_part)
 sys.exit(main(["anonymize", sys.argv[1], "--method", "naive", "-o", sys.argv[2]]))
 """
 
