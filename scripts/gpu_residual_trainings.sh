@@ -14,7 +14,7 @@
 # logs.tar.gz and summary.txt. Beside the first trainings, for each data set, a naive release is audited into
 # a scratch folder so that the raw-trained attackers every audit of the set shares are trained once.
 # A dry run on the CPU: DEVICE=cpu DATASETS=synthetic SETTINGS="ksame3:0.2:0" JOBS=1 EPOCHS=1,1,1
-# QUADRUPLETS=16 AUDIT_EPOCHS=1 bash scripts/gpu_residual_trainings.sh /tmp/out 600
+# QUADRUPLETS=16 AUDIT_EPOCHS=1 bash scripts/gpu_residual_trainings.sh build/gpu_dry 600
 set -u
 OUT=${1:?usage: gpu_residual_trainings.sh OUT [BUDGET_S]}
 BUDGET=${2:-540}

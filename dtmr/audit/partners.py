@@ -99,21 +99,15 @@ def check_partner_model(model: str | Path, key, release: str | Path, embedder: s
     return anonymizer
 
 
-def partner_exposure(run, model: str | Path, anonymizer, log) -> dict:
-    """The audit's "partners" entry for `run` (suite.AuditRun) of a release made by `model` (loaded:
-    `anonymizer`, from `check_partner_model`)."""
-    from ..io.sources import open_clip_source
+def partner_exposure(run, anonymizer, log) -> dict:
+    """The audit's "partners" entry for `run` (suite.AuditRun) of a release made by the model `anonymizer`
+    runs (from `check_partner_model`)."""
     from .suite import nearest_raw
 
-    inputs = run.inputs
-    source = open_clip_source(inputs.raw_path)
-    try:
-        action_names = source.action_names
-    finally:
-        source.close()
+    inputs, model = run.inputs, anonymizer.source
     log(f"partners: replaying the choices of {Path(model).name} for {len(inputs.released)} sources")
     ksame, partners = replay_partners(anonymizer, inputs.raw_sources(np.arange(len(inputs.released))),
-                                      action_names)
+                                      inputs.raw_action_names)
     valid = partners != NO_PARTNER  # (N, P): cluster means have as many partners as their cluster has members
     if not valid.any():
         raise DtmrError(f"{model}: its releases average nobody else's clips (k = {ksame.k})")

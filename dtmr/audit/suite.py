@@ -86,6 +86,7 @@ class _Inputs:
     subjects: np.ndarray  # (N,) per released clip
     sources: np.ndarray  # (N,) index of each released clip's source among the raw clips
     attributes: dict = field(default_factory=dict)
+    raw_action_names: list[str] | None = None  # the raw library's, as `dtmr anonymize` passed them
 
     def raw_sources(self, indices: np.ndarray) -> list[Clip]:
         return [self.raw[self.sources[i]] for i in indices]
@@ -102,6 +103,7 @@ def _read_inputs(release: str | Path, key: str | Path, raw: str | Path) -> _Inpu
     source = open_clip_source(raw)
     try:
         raw_clips = source.read_all() if hasattr(source, "read_all") else [source.read(i) for i in range(len(source))]
+        raw_action_names = source.action_names
     finally:
         source.close()
     sources = release_key.source_indices()
@@ -117,7 +119,7 @@ def _read_inputs(release: str | Path, key: str | Path, raw: str | Path) -> _Inpu
         raise DtmrError(f"{raw} does not hold the sources of {key}: source clip {sources[i]} has {frames[i]} "
                         f"frames, the key says {expected[i]} ({wrong.size} clips differ)")
     return _Inputs(str(release), released, ids, release_key, str(raw), raw_clips, release_key.subjects(), sources,
-                   release_attributes(release))
+                   release_attributes(release), raw_action_names)
 
 
 def linkage_embedder(attackers: tuple[str, ...]) -> str | None:
@@ -339,7 +341,7 @@ def run_audit(release: str | Path, key: str | Path, raw: str | Path, out: str | 
     utility = [parts[("utility", k)] for k in folds] if ("utility", 0) in parts else None
     audit = assemble(inputs, split, settings, results, findings, run.embedder, command, utility)
     if partners is not None:
-        audit["partners"] = partner_exposure(run, partners, partner_model, log)
+        audit["partners"] = partner_exposure(run, partner_model, log)
     with atomic_write(out / AUDIT_FILE, suffix=".json") as tmp:
         tmp.write_text(json.dumps(audit, indent=1) + "\n")
     write_reports(audit, out)
