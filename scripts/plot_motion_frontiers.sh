@@ -18,6 +18,15 @@ common() {  # common D DTMR_LABEL: the rows every data set has (raw, naive, the 
   add "$1_ksame3t" "k-same k=3 template timing"
   for k in 3 5 20; do add "$1_ksame${k}m" "k-same k=$k cluster means"; done
 }
+trained() {  # trained D: DisentangledTMR with a motion residual (scripts/residual_trainings.sh), three seeds a point
+  local b r s
+  for b in 0.2 0.3 0.5; do for s in 0 1 2; do
+    add "$1_dtmr_ksame3_b${b}_s$s" "DisentangledTMR small β=$b k-same residual k=3"
+  done; done
+  for r in naive retimed-naive; do for b in 0.2 0.3 0.5; do for s in 0 1 2; do
+    add "$1_dtmr_${r}_b${b}_s$s" "DisentangledTMR small β=$b ${r} residual (recipe of the k-same rows)"
+  done; done; done
+}
 plot() {  # plot D TITLE
   local joined
   joined=$(IFS=,; echo "${labels[*]}")
@@ -28,19 +37,16 @@ plot() {  # plot D TITLE
 common nwucla "DisentangledTMR small β=0.2 (naive residual; the earlier audit)"
 add nwucla_ksame3_unnamed "k-same k=3 on the library with unnamed actions (nearest template)"
 add nwucla_ksame3_unnamed_embedded "k-same k=3 on the library with unnamed actions (action embedding)"
-for b in 0.2 0.3 0.5; do for s in 0 1 2; do
-  add nwucla_dtmr_ksame3_b${b}_s$s "DisentangledTMR small β=$b k-same residual k=3"
-done; done
-for r in naive retimed-naive; do for b in 0.2 0.3 0.5; do for s in 0 1 2; do
-  add nwucla_dtmr_${r}_b${b}_s$s "DisentangledTMR small β=$b ${r} residual (recipe of the k-same rows)"
-done; done; done
+trained nwucla
 plot nwucla "N-UCLA: motion anonymizers against the naive retarget"
 
 common uiprmd "DisentangledTMR small β=0.2 (naive residual; the earlier audit)"
 add uiprmd_ksame3_cluster "k-same k=3 cluster partners"; add uiprmd_ksame5_cluster "k-same k=5 cluster partners"
+trained uiprmd
 plot uiprmd "UI-PRMD: motion anonymizers against the naive retarget"
 
 common synthetic "DisentangledTMR small β=0.2 (bundled: naive residual; kinematic head)"
 add synthetic_bundled_ksame "k-same k=3 template timing (bundled before; one repetition in the pool)"
 add synthetic_bundled_means "k-same k=20 cluster means (bundled; one repetition in the pool)"
+trained synthetic
 plot synthetic "Synthetic set: motion anonymizers against the naive retarget"

@@ -11,10 +11,13 @@ raw-trained TCN's pooled features, or SGN's when the TCN is not run) and by fram
 (`metadata.scan_metadata`) comes first in the results. The worst case is the attacker and form with the
 highest mean accuracy; a clip's risk is the probability it gives the clip's true subject.
 
-Utility, beside the privacy figures: the action recognition a deployed recognizer keeps on the release. A
-TCN trained on the raw clips of each fold's training part with their action labels (cached like the
-raw-trained attackers, so every release of a data set is read by the same models) is tested on the released
-clips of the test part; a raw release gives the ceiling the other releases are compared with.
+Utility, beside the privacy figures, in the attackers' two forms: the action recognition a deployed
+recognizer keeps on the release (a TCN trained on the raw clips of each fold's training part with their
+action labels, cached like the raw-trained attackers, so every release of a data set is read by the same
+models), and a recognizer retrained on the release (the same TCN trained on the released clips of the
+training part: whether the action is still in the motion for a model that adapts to it, the "retrained AR"
+of `dtmr evaluate`). Both are tested on the released clips of the test part; a raw release gives the ceiling
+the other releases are compared with.
 
 Resuming: each (attacker, form, fold) result is a part file (store.py) reused when its settings match;
 raw-trained attackers live in a cache shared by the audits of one data set.
@@ -49,9 +52,13 @@ from .summary import clip_risks, risk_distribution, scored, subject_risks
 FORMS = ("raw-trained", "adaptive")
 #: the attackers whose raw-trained form gives the linkage embedding, in order of preference
 EMBEDDERS = ("tcn", "sgn")
-#: the recognizer of the utility figure (action recognition kept), and its part files' name
+#: the recognizer of the utility figures (action recognition kept), its part files' name, and its forms: trained
+#: on the raw clips (a deployed recognizer) or retrained on the release
 UTILITY_ATTACKER = "tcn"
 UTILITY_PART = "tcn-action"
+UTILITY_FORMS = ("raw-trained", "retrained")
+#: audit.json's utility entry of each form
+UTILITY_ENTRIES = {"raw-trained": "action_recognition", "retrained": "action_recognition_retrained"}
 
 
 @dataclass
@@ -172,16 +179,16 @@ class AuditRun:
                 and name == self.embedder}
 
     def cell(self, key: tuple) -> dict:
-        """The part of a cell: ("attack", attacker, form, fold) or ("utility", fold)."""
+        """The part of a cell: ("attack", attacker, form, fold) or ("utility", form, fold)."""
         seed_cell("audit", self.settings.seed, *key)
-        return self.action_recognition(key[1]) if key[0] == "utility" else self.result(*key[1:])
+        return self.action_recognition(*key[1:]) if key[0] == "utility" else self.result(*key[1:])
 
     def stored(self, key: tuple) -> dict | None:
         """A cell's part when a run made it before with these settings (and, for fold 0 of an attacker,
         its model file is there); else None."""
         if key[0] == "utility":
-            k = key[1]
-            return self.parts.load(UTILITY_PART, "raw-trained", k, self._utility_settings(k))
+            _, form, k = key
+            return self.parts.load(UTILITY_PART, form, k, self._utility_settings(form, k))
         _, name, form, k = key
         model_file = self._model_file(name, form, k)
         part = self.parts.load(name, form, k, self._settings(name, form, k))
@@ -190,8 +197,8 @@ class AuditRun:
     def _model_file(self, name: str, form: str, k: int) -> Path | None:
         return self.out / "attackers" / f"{name}_{form}.pt" if k == 0 else None
 
-    def _utility_settings(self, k: int) -> dict:
-        return {**self._settings(UTILITY_ATTACKER, "raw-trained", k), "task": "action"}
+    def _utility_settings(self, form: str, k: int) -> dict:
+        return {**self._settings(UTILITY_ATTACKER, form, k), "task": "action"}
 
     def result(self, name: str, form: str, k: int) -> dict:
         settings = self._settings(name, form, k)
@@ -227,25 +234,30 @@ class AuditRun:
                  f"({result['seconds']:.0f} s)")
         return self.parts.save(name, form, k, settings, result)
 
-    def action_recognition(self, k: int) -> dict:
-        """Fold k's utility part: top-1 % of the raw-trained action TCN on the released test clips."""
+    def action_recognition(self, form: str, k: int) -> dict:
+        """Fold k's utility part of `form`: top-1 % of the action TCN, trained on the raw clips of the fold's
+        training part (raw-trained) or on their releases (retrained), on the released test clips."""
         fold, inp = self.split.folds[k], self.inputs
-        settings = self._utility_settings(k)
-        part = self.stored(("utility", k))
+        settings = self._utility_settings(form, k)
+        part = self.stored(("utility", form, k))
         if part is not None:
-            self.log(f"action recognition, fold {k + 1}/{len(self.split.folds)}: {part['accuracy']:.1f} % "
+            self.log(f"action recognition ({form}), fold {k + 1}/{len(self.split.folds)}: {part['accuracy']:.1f} % "
                      "(done before)")
             return part
         started = time.monotonic()
         actions = inp.key.column("action")
-        model = self.raw_trained(UTILITY_ATTACKER, fold.train, actions[fold.train])
+        if form == "raw-trained":
+            model = self.raw_trained(UTILITY_ATTACKER, fold.train, actions[fold.train])
+        else:
+            model = make_attacker(UTILITY_ATTACKER, self.settings.epochs_of(UTILITY_ATTACKER), self.settings.device)
+            model.fit([inp.released[i] for i in fold.train], actions[fold.train].tolist(), self.settings.seed)
         proba = model.predict_proba([inp.released[i] for i in fold.test])
         predicted = np.asarray(model.classes)[np.argmax(proba, axis=1)]
         accuracy = 100.0 * float(np.mean(predicted == actions[fold.test]))
         result = {"accuracy": accuracy, "seconds": round(time.monotonic() - started, 1)}
-        self.log(f"action recognition (raw-trained {UTILITY_ATTACKER}), fold {k + 1}/{len(self.split.folds)}: "
+        self.log(f"action recognition ({form} {UTILITY_ATTACKER}), fold {k + 1}/{len(self.split.folds)}: "
                  f"{accuracy:.1f} % ({result['seconds']:.0f} s)")
-        return self.parts.save(UTILITY_PART, "raw-trained", k, settings, result)
+        return self.parts.save(UTILITY_PART, form, k, settings, result)
 
     def raw_trained(self, name: str, train: np.ndarray, labels: np.ndarray):
         """The attacker trained on the raw sources of `train`, from the cache or trained into it."""
@@ -265,7 +277,7 @@ class AuditRun:
 
 def _describe(folds: int, key: tuple) -> str:
     if key[0] == "utility":
-        return f"action recognition ({UTILITY_ATTACKER} raw-trained), fold {key[1] + 1}/{folds}"
+        return f"action recognition ({UTILITY_ATTACKER} {key[1]}), fold {key[2] + 1}/{folds}"
     _, name, form, k = key
     return f"{name} {form}, fold {k + 1}/{folds}"
 
@@ -327,7 +339,7 @@ def run_audit(release: str | Path, key: str | Path, raw: str | Path, out: str | 
     folds = range(len(split.folds))
     keys = [("attack", name, form, k) for name in settings.attackers for form in FORMS for k in folds]
     if (inputs.key.column("action") >= 0).all():
-        keys += [("utility", k) for k in folds]
+        keys += [("utility", form, k) for form in UTILITY_FORMS for k in folds]
     computed = {}
     pending = [k for k in keys if run.stored(k) is None]
     if workers is not None and workers.parallel and pending:
@@ -338,7 +350,8 @@ def run_audit(release: str | Path, key: str | Path, raw: str | Path, out: str | 
     parts = {k: computed[k] if k in computed else run.cell(k) for k in keys}
     results = {(name, form): [parts[("attack", name, form, k)] for k in folds]
                for name in settings.attackers for form in FORMS}
-    utility = [parts[("utility", k)] for k in folds] if ("utility", 0) in parts else None
+    utility = {form: [parts[("utility", form, k)] for k in folds] for form in UTILITY_FORMS} \
+        if ("utility", UTILITY_FORMS[0], 0) in parts else None
     audit = assemble(inputs, split, settings, results, findings, run.embedder, command, utility)
     if partners is not None:
         audit["partners"] = partner_exposure(run, partner_model, log)
@@ -349,9 +362,9 @@ def run_audit(release: str | Path, key: str | Path, raw: str | Path, out: str | 
 
 
 def assemble(inputs: _Inputs, split: AuditSplit, settings: AuditSettings, results: dict, findings: list[dict],
-             embedder: str | None, command: str, utility: list[dict] | None = None) -> dict:
-    """audit.json's content (contract §3) from the per-fold results (and the utility parts, when the key
-    knows every clip's action)."""
+             embedder: str | None, command: str, utility: dict[str, list[dict]] | None = None) -> dict:
+    """audit.json's content (contract §3) from the per-fold results (and the utility parts of each form, when
+    the key knows every clip's action)."""
     subjects = np.unique(inputs.subjects)
     chance = 100.0 / len(subjects)
     linkage_chance = 100.0 / len(inputs.raw)
@@ -376,6 +389,8 @@ def assemble(inputs: _Inputs, split: AuditSplit, settings: AuditSettings, result
     clips = clip_risks(results[(worst["name"], worst["form"])], inputs.ids, inputs.subjects)
     attrs = inputs.attributes
     key = inputs.key
+    utility_entries = None if utility is None else {
+        UTILITY_ENTRIES[form]: _action_recognition(inputs, settings, form, cells) for form, cells in utility.items()}
     return {
         "format": AUDIT_FORMAT, "version": AUDIT_VERSION, "command": command,
         "created": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
@@ -397,14 +412,14 @@ def assemble(inputs: _Inputs, split: AuditSplit, settings: AuditSettings, result
         "clips": clips,
         "risk": risk_distribution(clips),
         "attacker_files": {f"{n}/{form}": f"attackers/{n}_{form}.pt" for n in settings.attackers for form in FORMS},
-        "utility": None if utility is None else {"action_recognition": _action_recognition(inputs, settings, utility)},
+        "utility": utility_entries,
     }
 
 
-def _action_recognition(inputs: _Inputs, settings: AuditSettings, utility: list[dict]) -> dict:
-    """The utility entry: accuracy over the folds against chance (no verdict: higher is better here)."""
+def _action_recognition(inputs: _Inputs, settings: AuditSettings, form: str, utility: list[dict]) -> dict:
+    """A utility entry: accuracy over the folds against chance (no verdict: higher is better here)."""
     chance = 100.0 / len(np.unique(inputs.key.column("action")))
-    entry = scored({"name": UTILITY_ATTACKER, "form": "raw-trained", "epochs": settings.epochs_of(UTILITY_ATTACKER)},
+    entry = scored({"name": UTILITY_ATTACKER, "form": form, "epochs": settings.epochs_of(UTILITY_ATTACKER)},
                    [u["accuracy"] for u in utility], chance)
     entry.pop("verdict")
     return entry

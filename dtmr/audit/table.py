@@ -3,8 +3,8 @@
 Per audit: the worst case over every attacker and form (accuracy ± std over folds, × chance), each attacker's
 adaptive accuracy and the raw-trained TCN's, both linkages, the metadata verdict and the utility: the
 raw-trained action recognizer's accuracy and, when one of the audits is of a raw release, the share of it
-kept ("AR kept"). `partner_table`: the k-same audits made with `--partners`, the source's figures beside the
-partners' (partners.py).
+kept ("AR kept"), and the accuracy of the action recognizer retrained on the release. `partner_table`: the
+k-same audits made with `--partners`, the source's figures beside the partners' (partners.py).
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 COLUMNS = ("release", "metadata", "worst case", "× chance", "SGN adaptive", "TCN adaptive", "TCN raw-trained",
-           "bone lengths adaptive", "linkage (embedding)", "linkage (frame count)", "AR", "AR kept")
+           "bone lengths adaptive", "linkage (embedding)", "linkage (frame count)", "AR", "AR kept", "AR retrained")
 
 
 PARTNER_COLUMNS = ("release", "k", "worst case on the source (× chance)", "source named, raw-trained",
@@ -35,8 +35,8 @@ def _linkage(audit: dict, name: str) -> dict | None:
     return next((a for a in audit.get("linkage", []) if a["name"] == name), None)
 
 
-def _action(audit: dict) -> dict | None:
-    return (audit.get("utility") or {}).get("action_recognition")
+def _action(audit: dict, entry: str = "action_recognition") -> dict | None:
+    return (audit.get("utility") or {}).get(entry)
 
 
 def audit_table(audits: Sequence[dict], labels: Sequence[str] | None = None) -> str:
@@ -59,7 +59,8 @@ def audit_table(audits: Sequence[dict], labels: Sequence[str] | None = None) -> 
                  f"{worst['times_chance']:.1f}×", _cell(_attacker(audit, "sgn", "adaptive")),
                  _cell(_attacker(audit, "tcn", "adaptive")), _cell(_attacker(audit, "tcn", "raw-trained")),
                  _cell(_attacker(audit, "bone-lengths", "adaptive")), _cell(_linkage(audit, "embedding")),
-                 _cell(_linkage(audit, "frame count")), _cell(action), kept]
+                 _cell(_linkage(audit, "frame count")), _cell(action), kept,
+                 _cell(_action(audit, "action_recognition_retrained"))]
         lines.append("| " + " | ".join(cells) + " |")
     chance = audits[0]["chance"] if audits else {}
     if chance:

@@ -37,12 +37,14 @@ def _script():
 
 
 def test_rows_give_the_worst_case_metadata_and_ar_kept_against_the_raw_release():
-    table = audit_table([_audit("raw", 58.0, 80.0, failed=True), _audit("naive", 40.0, 60.0)], ["raw", "naive"])
+    raw_audit = _audit("raw", 58.0, 80.0, failed=True)
+    raw_audit["utility"]["action_recognition_retrained"] = _entry(88.0, chance=10.0)  # the naive's: audited before
+    table = audit_table([raw_audit, _audit("naive", 40.0, 60.0)], ["raw", "naive"])
     header, _, raw, naive = table.splitlines()[:4]
     assert header == "| " + " | ".join(COLUMNS) + " |"
     assert raw.startswith("| raw | **fails**: frame count | **58.0 ± 1.0** (tcn, adaptive) | 5.8× |")
     assert naive.startswith("| naive | passed | **40.0 ± 1.0** (tcn, adaptive) | 4.0× | 20.0 ± 1.0 | 40.0 ± 1.0 |")
-    assert raw.endswith("| 80.0 ± 1.0 | 100 % |") and naive.endswith("| 60.0 ± 1.0 | 75 % |")
+    assert raw.endswith("| 80.0 ± 1.0 | 100 % | 88.0 ± 1.0 |") and naive.endswith("| 60.0 ± 1.0 | 75 % | – |")
     assert "Chance: re-identification 10.0 %, linkage 0.07 %, action 10.0 %." in table
 
 
