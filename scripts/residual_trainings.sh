@@ -5,21 +5,34 @@
 #     scripts/residual_trainings.sh D RESIDUAL:BETA:SEED ...
 #
 # D: nwucla, uiprmd or synthetic (the library runs/D.h5, made by scripts/motion_frontier.sh).
-# RESIDUAL: naive, retimed-naive or ksame3 (the k-same residual with k = 3). Each setting is the recipe of
-# the k-same trainings in docs/RESULTS.md ("Motion anonymizers"): the `small` preset, epochs 4,4,3, 1,024
-# quadruplets, batch 8, output adversary at lr 1e-3 with warmed output critics and weight 1. The model goes
-# to runs/D/dtmr_RESIDUAL_bBETA_sSEED, its release and audit to runs/audit/D_dtmr_..., the published audit to
-# docs/results/audit/D_dtmr_... Every step is skipped when its output exists (a training when its events
-# say it is done), so a stopped run resumes (a training stopped half way with `dtmr train --resume`).
-# The environment may change the device (DEVICE=cuda: scripts/gpu_residual_trainings.sh) and, for a quick
-# dry run only, the schedule (EPOCHS, QUADRUPLETS) and the audit's attacker epochs (AUDIT_EPOCHS).
+# RESIDUAL: naive, retimed-naive or ksame3 (the k-same residual with k = 3). Each setting is the data set's
+# own best recipe of the `small` preset (docs/RESULTS.md), only the residual and β changed, 1,024
+# quadruplets, batch 8:
+# - nwucla: epochs 4,4,3, output identity adversary at lr 1e-3 with warmed output critics and weight 1;
+# - uiprmd: epochs 4,4,3, no output action CE (N-UCLA's output adversary breaks UI-PRMD's releases: "UI-PRMD:
+#   evaluators trained again, N-UCLA's setting");
+# - synthetic: the bundled models' recipe (Makefile `models`): epochs 4,6,4, the kinematic output head,
+#   joint-angle and limb-overlap losses.
+# The model goes to runs/D/dtmr_RESIDUAL_bBETA_sSEED, its release and audit to runs/audit/D_dtmr_..., the
+# published audit to docs/results/audit/D_dtmr_... Every step is skipped when its output exists (a training
+# when its events say it is done), so a stopped run resumes (a training stopped half way with `dtmr train
+# --resume`). The environment may change the device (DEVICE=cuda: scripts/gpu_residual_trainings.sh) and,
+# for a quick dry run only, the schedule (EPOCHS, QUADRUPLETS) and the audit's attacker epochs (AUDIT_EPOCHS).
 set -euo pipefail
 
 D=${1:?data set: nwucla, uiprmd or synthetic}
 shift
 PY=${PYTHON:-.venv/bin/python}
 DEVICE=${DEVICE:-cpu}
-EPOCHS=${EPOCHS:-4,4,3}
+case $D in
+  nwucla) recipe=(--output-adversary-lr 1e-3 --warm-output-critics --loss-weight output_identity_adversary=1)
+          epochs=4,4,3 ;;
+  uiprmd) recipe=(--loss-weight output_action_ce=0); epochs=4,4,3 ;;
+  synthetic) recipe=(--model-option output_head=kinematic --loss-weight joint_angle=10 --loss-weight limb_overlap=1000)
+             epochs=4,6,4 ;;
+  *) echo "unknown data set $D (nwucla, uiprmd, synthetic)" >&2; exit 1 ;;
+esac
+EPOCHS=${EPOCHS:-$epochs}
 QUADRUPLETS=${QUADRUPLETS:-1024}
 audit_epochs=()
 [ -n "${AUDIT_EPOCHS:-}" ] && audit_epochs=(--epochs "$AUDIT_EPOCHS")
@@ -41,8 +54,8 @@ for setting in "$@"; do
     resume=()
     [ -f "$run/train_state.pt" ] && resume=(--resume)
     "$PY" -m dtmr train --data "$LIB" --split "$D" --preset small --beta "$beta" --epochs "$EPOCHS" \
-        --quadruplets "$QUADRUPLETS" --batch 8 "${options[@]}" --output-adversary-lr 1e-3 --warm-output-critics \
-        --loss-weight output_identity_adversary=1 --seed "$seed" --device "$DEVICE" --out "$run" "${resume[@]}"
+        --quadruplets "$QUADRUPLETS" --batch 8 "${options[@]}" "${recipe[@]}" --seed "$seed" --device "$DEVICE" \
+        --out "$run" "${resume[@]}"
   fi
   release=runs/audit/${D}_$name.h5
   [ -f "$release" ] || "$PY" -m dtmr anonymize "$LIB" --model "$run/model.pt" --device "$DEVICE" -o "$release"
