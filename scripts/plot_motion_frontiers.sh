@@ -18,7 +18,8 @@ common() {  # common D DTMR_LABEL: the rows every data set has (raw, naive, the 
   add "$1_ksame3t" "k-same k=3 template timing"
   for k in 3 5 20; do add "$1_ksame${k}m" "k-same k=$k cluster means"; done
 }
-trained() {  # trained D: DisentangledTMR with a motion residual (scripts/residual_trainings.sh), three seeds a point
+trained() {  # trained D: DisentangledTMR with a motion residual (scripts/residual_trainings.sh: the data set's own
+  # recipe), three seeds a point
   local b r s
   for b in 0.2 0.3 0.5; do for s in 0 1 2; do
     add "$1_dtmr_ksame3_b${b}_s$s" "DisentangledTMR small β=$b k-same residual k=3"
@@ -43,10 +44,12 @@ plot nwucla "N-UCLA: motion anonymizers against the naive retarget"
 common uiprmd "DisentangledTMR small β=0.2 (naive residual; the earlier audit)"
 add uiprmd_ksame3_cluster "k-same k=3 cluster partners"; add uiprmd_ksame5_cluster "k-same k=5 cluster partners"
 trained uiprmd
+add uiprmd_dtmr_ksame3_b0.2_s0_nwucla-recipe "DisentangledTMR small β=0.2 k-same residual k=3, N-UCLA's recipe"
 plot uiprmd "UI-PRMD: motion anonymizers against the naive retarget"
 
 common synthetic "DisentangledTMR small β=0.2 (bundled: naive residual; kinematic head)"
 add synthetic_bundled_ksame "k-same k=3 template timing (bundled before; one repetition in the pool)"
 add synthetic_bundled_means "k-same k=20 cluster means (bundled; one repetition in the pool)"
 trained synthetic
+add synthetic_dtmr_ksame3_b0.2_s0_nwucla-recipe "DisentangledTMR small β=0.2 k-same residual k=3, N-UCLA's recipe"
 plot synthetic "Synthetic set: motion anonymizers against the naive retarget"
