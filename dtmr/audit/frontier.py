@@ -7,7 +7,9 @@ its worst case (the goal) and 2× chance (the target aimed for), and 85 % of raw
 When the audits have it, a second panel puts the same points at x = the action recognizer retrained on the
 release (the audit's "retrained" utility form), as a percentage of the raw release's: whether the action is
 still in the motion for a model that adapts to the release. The goal is judged on the first (a deployed
-recognizer, as the goal's "raw AR" says); the second is shown beside it.
+recognizer, as the goal's "raw AR" says); the second is shown beside it. On a raw release the two forms are
+one model (the released clips are the raw clips, with the same labels, order, seed and epochs:
+tests/audit/test_audit_suite.py), so a raw audit made before the retrained form gives its raw-trained figure.
 
 Audits given the same label are trainings of one setting (`dtmr train --seed`): they make one point, the mean
 over the trainings with the sample std over them (`dtmr.eval.metrics.summarize`, as
@@ -62,7 +64,8 @@ def frontier_points(audits: Sequence[dict], labels: Sequence[str], yardstick: st
     raw = next((a for a in audits if a["release"].get("method") == "raw"), None)
     if raw is None:
         raise DtmrError("the frontier needs the audit of the raw release (action kept is relative to it)")
-    raw_action, raw_retrained = _raw_trained_action(raw), _action(raw, "action_recognition_retrained")
+    raw_action = _raw_trained_action(raw)
+    raw_retrained = _action(raw, "action_recognition_retrained") or raw_action  # one model on a raw release
     points = []
     for audit, label in zip(audits, labels, strict=True):
         worst = audit["worst"]
