@@ -44,12 +44,12 @@ plot nwucla "N-UCLA: motion anonymizers against the naive retarget"
 common uiprmd "DisentangledTMR small β=0.2 (naive residual; the earlier audit)"
 add uiprmd_ksame3_cluster "k-same k=3 cluster partners"; add uiprmd_ksame5_cluster "k-same k=5 cluster partners"
 trained uiprmd
-add uiprmd_dtmr_ksame3_b0.2_s0_nwucla-recipe "DisentangledTMR small β=0.2 k-same residual k=3, N-UCLA's recipe"
+add uiprmd_dtmr_ksame3_b0.2_s0_nwucla-recipe "DisentangledTMR small β=0.2 k-same residual k=3 (N-UCLA's recipe)"
 plot uiprmd "UI-PRMD: motion anonymizers against the naive retarget"
 
 common synthetic "DisentangledTMR small β=0.2 (bundled: naive residual; kinematic head)"
 add synthetic_bundled_ksame "k-same k=3 template timing (bundled before; one repetition in the pool)"
 add synthetic_bundled_means "k-same k=20 cluster means (bundled; one repetition in the pool)"
 trained synthetic
-add synthetic_dtmr_ksame3_b0.2_s0_nwucla-recipe "DisentangledTMR small β=0.2 k-same residual k=3, N-UCLA's recipe"
+add synthetic_dtmr_ksame3_b0.2_s0_nwucla-recipe "DisentangledTMR small β=0.2 k-same residual k=3 (N-UCLA's recipe)"
 plot synthetic "Synthetic set: motion anonymizers against the naive retarget"
