@@ -71,7 +71,7 @@ def frontier_points(audits: Sequence[dict], labels: Sequence[str], yardstick: st
         worst = audit["worst"]
         chance = audit["chance"]["subject"]
         row = next(a for a in audit["attackers"] if a["name"] == worst["name"] and a["form"] == worst["form"])
-        retrained = _action(audit, "action_recognition_retrained")
+        retrained = raw_retrained if audit is raw else _action(audit, "action_recognition_retrained")
         points.append(FrontierPoint(label=label, action_kept=100.0 * _raw_trained_action(audit) / raw_action,
                                     times_chance=float(worst["times_chance"]),
                                     times_chance_std=float(row["accuracy"]["std"]) / chance,
