@@ -65,7 +65,9 @@ def frontier_points(audits: Sequence[dict], labels: Sequence[str], yardstick: st
     if raw is None:
         raise DtmrError("the frontier needs the audit of the raw release (action kept is relative to it)")
     raw_action = _raw_trained_action(raw)
-    raw_retrained = _action(raw, "action_recognition_retrained") or raw_action  # one model on a raw release
+    raw_retrained = _action(raw, "action_recognition_retrained")
+    if raw_retrained is None and any(_action(a, "action_recognition_retrained") for a in audits):
+        raw_retrained = raw_action  # one model on a raw release
     points = []
     for audit, label in zip(audits, labels, strict=True):
         worst = audit["worst"]
