@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # Published audits run again with their own recorded command, so that they gain what the audit measures
 # since they were made (the action recognizer retrained on the release; with MODEL, the partners' exposure):
-# every cell already in the audit's folder is reused, only the new ones are computed, and the figures that
-# were there come out the same (the cells are seeded from their keys). Then published again.
+# every cell already in the audit's folder is reused (its figures come out the same), only the new ones are
+# computed. Then published again.
 #
 #     scripts/rerun_audits.sh NAME[=MODEL] ...
 #
 # NAME: a published audit, docs/results/audit/NAME (its release and key under runs/audit, as its command
 # says; the command is read from the audit's folder when it is there, else from the published copy, and a
-# folder that is gone is made again: every adaptive cell trained again, the raw-trained ones from the cache).
+# folder that is gone is made again: every adaptive cell trained again, the raw-trained ones from the cache;
+# its figures then move by the spread of trainings, and by more if the release file was written again since).
 # MODEL: the k-same file that made the release, for `--partners` (its SHA-256 is checked against the key).
 # A NAME that already has the retrained form (and the partners, with MODEL) is only published again.
 set -euo pipefail
@@ -32,8 +33,8 @@ PY
 )
   source=$out/audit.json
   [ -f "$source" ] || source=$published/audit.json
-  if "$PY" -c "import json, sys; a = json.load(open('$source')); \
-sys.exit(not ('action_recognition_retrained' in (a.get('utility') or {}) and ('partners' in a or not '$model')))"
+  if "$PY" -c "import json, sys; from dtmr.audit.audit_json import utility_entry; a = json.load(open('$source')); \
+sys.exit(not (utility_entry(a, 'retrained') and ('partners' in a or not '$model')))"
   then
     [ -f "$out/audit.json" ] || { echo "$name: up to date"; continue; }
   else

@@ -10,6 +10,14 @@ from ..errors import InputError
 AUDIT_FORMAT = "dtmr-audit"
 AUDIT_VERSION = 1
 AUDIT_FILE = "audit.json"
+#: the utility entry of each form of the action recognizer (`utility.<entry>` in audit.json)
+UTILITY_ENTRIES = {"raw-trained": "action_recognition", "retrained": "action_recognition_retrained"}
+
+
+def utility_entry(audit: dict, form: str = "raw-trained") -> dict | None:
+    """The action recognizer's entry of `form` in an audit.json's content; None when the audit has none (no
+    action labels, or made before the form existed)."""
+    return (audit.get("utility") or {}).get(UTILITY_ENTRIES[form])
 
 
 def default_out(release: str | Path) -> Path:

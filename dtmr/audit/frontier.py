@@ -24,6 +24,7 @@ from pathlib import Path
 
 from ..errors import DtmrError
 from ..io.atomic import atomic_write
+from .audit_json import utility_entry
 
 #: the utility goal: share of the raw release's action recognition a release keeps
 ACTION_KEPT_GOAL = 85.0
@@ -46,8 +47,8 @@ class FrontierPoint:
     retrained_kept: float | None = None
 
 
-def _action(audit: dict, entry: str = "action_recognition") -> float | None:
-    action = (audit.get("utility") or {}).get(entry)
+def _action(audit: dict, form: str = "raw-trained") -> float | None:
+    action = utility_entry(audit, form)
     return None if not action else float(action["accuracy"]["mean"])
 
 
@@ -65,15 +66,15 @@ def frontier_points(audits: Sequence[dict], labels: Sequence[str], yardstick: st
     if raw is None:
         raise DtmrError("the frontier needs the audit of the raw release (action kept is relative to it)")
     raw_action = _raw_trained_action(raw)
-    raw_retrained = _action(raw, "action_recognition_retrained")
-    if raw_retrained is None and any(_action(a, "action_recognition_retrained") for a in audits):
+    raw_retrained = _action(raw, "retrained")
+    if raw_retrained is None and any(_action(a, "retrained") for a in audits):
         raw_retrained = raw_action  # one model on a raw release
     points = []
     for audit, label in zip(audits, labels, strict=True):
         worst = audit["worst"]
         chance = audit["chance"]["subject"]
         row = next(a for a in audit["attackers"] if a["name"] == worst["name"] and a["form"] == worst["form"])
-        retrained = raw_retrained if audit is raw else _action(audit, "action_recognition_retrained")
+        retrained = raw_retrained if audit is raw else _action(audit, "retrained")
         points.append(FrontierPoint(label=label, action_kept=100.0 * _raw_trained_action(audit) / raw_action,
                                     times_chance=float(worst["times_chance"]),
                                     times_chance_std=float(row["accuracy"]["std"]) / chance,

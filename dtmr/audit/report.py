@@ -19,6 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from ..io.atomic import atomic_write
+from .audit_json import utility_entry
 
 RISKIEST_CLIPS = 10  # riskiest clips listed
 RISK_BINS = 20
@@ -168,8 +169,7 @@ def _blocks(audit: dict) -> list:
             blocks.append(_Paragraph("Releases holding each subject as a partner: " + ", ".join(
                 f"{c.get('subject')}: {c.get('releases')}" for c in counts) + "."))
 
-    utility = audit.get("utility") or {}
-    action, retrained = utility.get("action_recognition"), utility.get("action_recognition_retrained")
+    action, retrained = utility_entry(audit), utility_entry(audit, "retrained")
     if action:
         blocks.append(_Heading("Utility: action recognition on the release"))
         blocks.append(_Paragraph(

@@ -44,7 +44,7 @@ from ..errors import DtmrError
 from ..io.atomic import atomic_write
 from ..parallel import Workers, run_cells, seed_cell
 from .attackers import ATTACKERS, DEFAULT_EPOCHS, load_attacker, make_attacker
-from .audit_json import AUDIT_FILE, AUDIT_FORMAT, AUDIT_VERSION, default_out
+from .audit_json import AUDIT_FILE, AUDIT_FORMAT, AUDIT_VERSION, UTILITY_ENTRIES, default_out
 from .splits import AuditSplit, audit_split
 from .store import STORE_VERSION, PartStore, cache_path, clip_crcs, digest
 from .summary import clip_risks, risk_distribution, scored, subject_risks
@@ -57,8 +57,6 @@ EMBEDDERS = ("tcn", "sgn")
 UTILITY_ATTACKER = "tcn"
 UTILITY_PART = "tcn-action"
 UTILITY_FORMS = ("raw-trained", "retrained")
-#: audit.json's utility entry of each form
-UTILITY_ENTRIES = {"raw-trained": "action_recognition", "retrained": "action_recognition_retrained"}
 
 
 @dataclass

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from .audit_json import utility_entry
+
 COLUMNS = ("release", "metadata", "worst case", "× chance", "SGN adaptive", "TCN adaptive", "TCN raw-trained",
            "bone lengths adaptive", "linkage (embedding)", "linkage (frame count)", "AR", "AR kept", "AR retrained")
 
@@ -35,15 +37,11 @@ def _linkage(audit: dict, name: str) -> dict | None:
     return next((a for a in audit.get("linkage", []) if a["name"] == name), None)
 
 
-def _action(audit: dict, entry: str = "action_recognition") -> dict | None:
-    return (audit.get("utility") or {}).get(entry)
-
-
 def audit_table(audits: Sequence[dict], labels: Sequence[str] | None = None) -> str:
     """The Markdown table of `audits` (audit.json contents), one row each, labelled by `labels` (default: the
     release's method and file). AR kept is against the first audit of a raw release among them."""
     labels = labels or [f"{a['release'].get('method', '?')} ({a['release']['file']})" for a in audits]
-    raw = next((a for a in audits if a["release"].get("method") == "raw" and _action(a)), None)
+    raw = next((a for a in audits if a["release"].get("method") == "raw" and utility_entry(a)), None)
     lines = ["| " + " | ".join(COLUMNS) + " |", "|" + "---|" * len(COLUMNS)]
     for audit, label in zip(audits, labels):
         worst = audit["worst"]
@@ -51,22 +49,23 @@ def audit_table(audits: Sequence[dict], labels: Sequence[str] | None = None) -> 
         findings = audit["metadata"]["findings"]
         failed = sorted({f["field"] for f in findings if f["severity"] == "fail"})
         metadata = "passed" if not failed else "**fails**: " + ", ".join(failed)
-        action = _action(audit)
+        action = utility_entry(audit)
         kept = "–"
-        if action and raw is not None and _action(raw)["accuracy"]["mean"] > 0:
-            kept = f"{100.0 * action['accuracy']['mean'] / _action(raw)['accuracy']['mean']:.0f} %"
+        if action and raw is not None and utility_entry(raw)["accuracy"]["mean"] > 0:
+            kept = f"{100.0 * action['accuracy']['mean'] / utility_entry(raw)['accuracy']['mean']:.0f} %"
         cells = [label, metadata, f"**{_cell(worst_row)}** ({worst['name']}, {worst['form']})",
                  f"{worst['times_chance']:.1f}×", _cell(_attacker(audit, "sgn", "adaptive")),
                  _cell(_attacker(audit, "tcn", "adaptive")), _cell(_attacker(audit, "tcn", "raw-trained")),
                  _cell(_attacker(audit, "bone-lengths", "adaptive")), _cell(_linkage(audit, "embedding")),
                  _cell(_linkage(audit, "frame count")), _cell(action), kept,
-                 _cell(_action(audit, "action_recognition_retrained"))]
+                 _cell(utility_entry(audit, "retrained"))]
         lines.append("| " + " | ".join(cells) + " |")
     chance = audits[0]["chance"] if audits else {}
     if chance:
         lines.append("")
+        action = utility_entry(audits[0])
         lines.append(f"Chance: re-identification {chance['subject']:.1f} %, linkage {chance['linkage']:.2f} %"
-                     + (f", action {_action(audits[0])['chance']:.1f} %" if _action(audits[0]) else "") + ".")
+                     + (f", action {action['chance']:.1f} %" if action else "") + ".")
     return "\n".join(lines)
 
 
