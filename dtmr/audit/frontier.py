@@ -115,17 +115,21 @@ def plot_frontier(path: Path, points: Sequence[FrontierPoint], title: str) -> No
     import matplotlib.pyplot as plt
 
     retrained = any(p.retrained_kept is not None for p in points)
-    fig, axes = plt.subplots(1, 2 if retrained else 1, figsize=(15.0 if retrained else 8.0, 6.5), dpi=120,
-                             sharey=True, squeeze=False)
+    columns = 2 if retrained else 1
+    legend_rows = -(-(len(points) + 3) // columns)  # the points and the three goal lines
+    legend_height = 0.3 + 0.16 * legend_rows  # inches, below the panels so that it hides no point
+    fig, axes = plt.subplots(1, columns, figsize=(7.5 * columns if retrained else 8.0, 6.5 + legend_height),
+                             dpi=120, sharey=True, squeeze=False)
     _panel(axes[0, 0], points, lambda p: p.action_kept,
            "action kept (% of raw; raw-trained action recognizer of the audit)  → more useful")
     axes[0, 0].set_ylabel("worst-case re-identification (× chance; adaptive attackers included)  ↓ more private")
-    axes[0, 0].legend(fontsize=7, loc="upper left", frameon=True)
     if retrained:
         _panel(axes[0, 1], points, lambda p: p.retrained_kept,
                "action kept (% of raw; action recognizer retrained on the release)  → more useful")
+    fig.legend(*axes[0, 0].get_legend_handles_labels(), loc="lower center", ncol=columns, fontsize=7,
+               frameon=False)
     fig.suptitle(title, fontsize=10)
-    fig.tight_layout()
+    fig.tight_layout(rect=(0.0, legend_height / (6.5 + legend_height), 1.0, 1.0))
     with atomic_write(path, suffix=".png") as tmp:
         fig.savefig(tmp, format="png")
     plt.close(fig)

@@ -112,3 +112,17 @@ def test_the_retrained_recognizer_is_a_second_x_against_the_raw_release_and_a_se
     plot_frontier(tmp_path / "two.png", points, "t")
     one, two = iio.imread(tmp_path / "one.png"), iio.imread(tmp_path / "two.png")
     assert two.shape[1] > 1.5 * one.shape[1]  # the retrained panel beside the raw-trained one
+
+
+def test_the_legend_sits_below_the_panels_and_grows_with_the_points(tmp_path):
+    """The legend hides no point: it takes its own rows under the panels, so the figure grows with it."""
+    import imageio.v3 as iio
+
+    few = frontier_points(AUDITS, ["raw", "naive", "k-same", "retime"])
+    many = frontier_points(AUDITS * 6, [f"{label} {i}" for i in range(6) for label in ("raw", "naive", "k", "r")])
+    plot_frontier(tmp_path / "few.png", few, "t")
+    plot_frontier(tmp_path / "many.png", many, "t")
+    small, large = iio.imread(tmp_path / "few.png"), iio.imread(tmp_path / "many.png")
+    assert large.shape[1] == small.shape[1] and large.shape[0] > small.shape[0] + 100
+    bottom = large[-int(0.1 * large.shape[0]):, :, :3]
+    assert (bottom.min(axis=2) < 100).any()  # legend text in the bottom tenth, under the axis labels
