@@ -16,7 +16,9 @@
 # The model goes to runs/D/dtmr_RESIDUAL_bBETA_sSEED, its release and audit to runs/audit/D_dtmr_..., the
 # published audit to docs/results/audit/D_dtmr_... Every step is skipped when its output exists (a training
 # when its events say it is done), so a stopped run resumes (a training stopped half way with `dtmr train
-# --resume`). The environment may change the device (DEVICE=cuda: scripts/gpu_residual_trainings.sh) and,
+# --resume`). Stage 1 reads neither β nor the residual: the trainings of one seed share it through
+# runs/D/stage1-cache (`dtmr train --stage1-cache`; the same models, about 5 minutes sooner each but the
+# first of a seed). The environment may change the device (DEVICE=cuda: scripts/gpu_residual_trainings.sh) and,
 # for a quick dry run only, the schedule (EPOCHS, QUADRUPLETS) and the audit's attacker epochs (AUDIT_EPOCHS).
 set -euo pipefail
 
@@ -55,7 +57,7 @@ for setting in "$@"; do
     [ -f "$run/train_state.pt" ] && resume=(--resume)
     "$PY" -m dtmr train --data "$LIB" --split "$D" --preset small --beta "$beta" --epochs "$EPOCHS" \
         --quadruplets "$QUADRUPLETS" --batch 8 "${options[@]}" "${recipe[@]}" --seed "$seed" --device "$DEVICE" \
-        --out "$run" "${resume[@]}"
+        --stage1-cache "runs/$D/stage1-cache" --out "$run" "${resume[@]}"
   fi
   release=runs/audit/${D}_$name.h5
   [ -f "$release" ] || "$PY" -m dtmr anonymize "$LIB" --model "$run/model.pt" --device "$DEVICE" -o "$release"

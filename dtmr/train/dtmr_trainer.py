@@ -50,6 +50,7 @@ from ..models.interface import blend_release
 from ..models.motion.templates import TemplateBank
 from . import body_losses
 from . import losses as L
+from . import stage1_cache
 from .alignment import align_to_source
 from .data import TrainingData
 from .distributed import DistributedContext
@@ -248,7 +249,10 @@ def with_output_adversary_lr(stages: tuple[StageSpec, ...], lr: float | None) ->
 
 class DTMRTrainer(EpochTrainer):
     def __init__(self, config: TrainConfig, data: TrainingData, ctx: DistributedContext,
-                 events: EventWriter | None = None, resume: bool = False):
+                 events: EventWriter | None = None, resume: bool = False,
+                 stage1_cache_dir: str | Path | None = None):
+        """`stage1_cache_dir`: a folder where the state at the end of stage 1 is stored and, when a training of
+        the same seed, data and settings (β and the residual aside) stored it, taken from (stage1_cache.py)."""
         super().__init__(config.out, ctx, config.seed, events, resume)
         if not 0.0 <= config.beta <= 1.0:
             raise DtmrError(f"beta must lie in [0, 1], got {config.beta}")
@@ -293,6 +297,9 @@ class DTMRTrainer(EpochTrainer):
         self.optimizers: dict[str, torch.optim.Optimizer] = {}
         self.generator: nn.Module | None = None
         self.critic_steps: dict[str, nn.Module] = {}
+        self.stage1_cache_dir = stage1_cache_dir if self.stages[0].epochs > 0 else None
+        self._stage1_key = stage1_cache.stage1_key(self.run_config(), data, ctx.device, ctx.world_size) \
+            if self.stage1_cache_dir is not None else None
 
     # ---------------------------------------------------------------- plan
 
@@ -381,6 +388,21 @@ class DTMRTrainer(EpochTrainer):
         for name in self.critic_steps:
             self.optimizers[name].step()
         return {k: float(v.detach()) for k, v in losses.items()}
+
+    # ---------------------------------------------------------------- stage-1 cache
+
+    def start_state(self) -> tuple[dict, str] | None:
+        if self.stage1_cache_dir is None:
+            return None
+        state = stage1_cache.load(self.stage1_cache_dir, self._stage1_key, self.model.state_dict())
+        if state is None:
+            return None
+        return state, f"stage 1 from {stage1_cache.entry_path(self.stage1_cache_dir, self._stage1_key)}"
+
+    def stage_finished(self, stage_index: int) -> None:
+        if stage_index == 0 and self.stage1_cache_dir is not None:
+            state = torch.load(self.state_path, map_location="cpu", weights_only=True)
+            stage1_cache.store(self.stage1_cache_dir, self._stage1_key, state)
 
     # ---------------------------------------------------------------- state
 

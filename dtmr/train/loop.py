@@ -45,6 +45,7 @@ class EpochTrainer:
         self.events = events if ctx.is_main else None
         self.resume = resume
         self.history: list[dict] = []  # per-epoch mean losses
+        self._start_message: str | None = None  # where a state from `start_state` came from
 
     # ---------------------------------------------------------------- subclass
 
@@ -90,9 +91,22 @@ class EpochTrainer:
         if self.events is not None:
             self.events.emit(kind, **fields)
 
+    def start_state(self) -> tuple[dict, str] | None:
+        """Subclass, optional: a training state (the format `_save_state` writes) to start from instead of
+        from scratch, and the message saying where it comes from; read when not resuming."""
+        return None
+
+    def stage_finished(self, stage_index: int) -> None:
+        """Subclass, optional: called on the main process once the last epoch of a stage is saved."""
+
     def _load_state(self) -> tuple[int, int] | None:
         if not self.resume:
-            return None
+            start = self.start_state()
+            if start is None:
+                return None
+            self._resumed_state, self._start_message = start
+            self.history = list(self._resumed_state["history"])
+            return int(self._resumed_state["stage_index"]), int(self._resumed_state["epoch"])
         if not self.state_path.is_file():
             raise DtmrError(f"{self.state_path}: nothing to resume (no training state in {self.out_dir})")
         try:
@@ -150,7 +164,9 @@ class EpochTrainer:
             done_steps += start_epoch * self.steps_per_epoch(plan[start_stage][0])
         resumed_at = done_steps
         eta = EtaEstimator(max(total_steps - resumed_at, 1))
-        message = f"resuming at stage {start_stage + 1}, epoch {start_epoch + 1}" if position else "starting"
+        message = "starting"
+        if position:
+            message = self._start_message or f"resuming at stage {start_stage + 1}, epoch {start_epoch + 1}"
         self._emit("start", message=message, steps=total_steps)
         release = None
         restore = position is not None
@@ -195,6 +211,8 @@ class EpochTrainer:
                     self._save_state(index, epoch + 1)
                     release = self.save_release({"stage": stage, "epoch": epoch + 1, "losses": means})
                     self._emit("checkpoint", stage=stage, epoch=epoch + 1, epochs=epochs, message=str(release))
+                    if epoch + 1 == epochs:
+                        self.stage_finished(index)
                 self.ctx.barrier()
         if release is None and restore:
             release = self._restore_finished(plan[start_stage][0])
