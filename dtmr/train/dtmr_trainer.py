@@ -48,9 +48,8 @@ from ..models.config import MOTION_RESIDUALS, DTMRConfig
 from ..models.dtmr import DisentangledTMR
 from ..models.interface import blend_release
 from ..models.motion.templates import TemplateBank
-from . import body_losses
+from . import body_losses, stage1_cache
 from . import losses as L
-from . import stage1_cache
 from .alignment import align_to_source
 from .data import TrainingData
 from .distributed import DistributedContext
