@@ -36,12 +36,14 @@ display-deps:
 	  fi; \
 	fi
 
-# the whole suite takes about 10 minutes on two cores; a hang inside C that no per-test timeout can stop
-# (pyproject.toml, pytest-timeout) ends the run here instead of at CI's limit
+# A hang inside C that no per-test timeout can stop (pyproject.toml, pytest-timeout) ends the run here
+# instead of at CI's limit. The suite runs on TEST_WORKERS processes (pytest-xdist), a test file's tests
+# on one of them so its module fixtures are built once; one process: `make test TEST_WORKERS=0`.
 TEST_DEADLINE_S ?= 3600
+TEST_WORKERS ?= 2
 
 test: install display-deps
-	timeout --kill-after=30 $(TEST_DEADLINE_S) $(BIN)/python -m pytest
+	timeout --kill-after=30 $(TEST_DEADLINE_S) $(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info
