@@ -31,12 +31,13 @@ _REQUIRED: dict[str, type | tuple[type, ...]] = {
 }
 
 
-def load_untrusted(path: Path, device, *, mmap: bool):
-    """`torch.load(weights_only=True)` of `path`; every failure a CheckpointError naming the file."""
+def load_untrusted(path: Path, device, *, mmap: bool, what: str = "checkpoint"):
+    """`torch.load(weights_only=True)` of `path`; every failure a CheckpointError naming the file and saying
+    what it should have been (`what`: a checkpoint, a training state, ...)."""
     import torch
 
     if not path.is_file():
-        raise CheckpointError(path, "no such checkpoint file")
+        raise CheckpointError(path, f"no such {what} file")
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # the weights-only unpickler warns about pickle protocols
@@ -46,12 +47,12 @@ def load_untrusted(path: Path, device, *, mmap: bool):
         if blocked:
             raise CheckpointError(
                 path, f"refused to load: it references the Python object {blocked.group(1)}, which could run "
-                "code; checkpoints may hold only tensors and plain containers") from None
-        raise CheckpointError(path, "not a valid checkpoint (corrupted, or not written by torch.save)") from None
+                f"code; a {what} may hold only tensors and plain containers") from None
+        raise CheckpointError(path, f"not a valid {what} (corrupted, or not written by torch.save)") from None
     except Exception:  # noqa: BLE001 - torch reports damage as RuntimeError, EOFError, KeyError, ...
         # torch's own text (advice on `_use_new_zipfile_serialization`, zip internals) is not for a user
-        kind = "truncated or corrupted checkpoint" if zipfile.is_zipfile(path) else \
-            "not a checkpoint archive (corrupted, or not written by torch.save)"
+        kind = f"truncated or corrupted {what}" if zipfile.is_zipfile(path) else \
+            f"not a {what} archive (corrupted, or not written by torch.save)"
         raise CheckpointError(path, kind) from None
 
 # -------------------------------------------------------------------------------------------- header

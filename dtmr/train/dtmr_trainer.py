@@ -398,9 +398,8 @@ class DTMRTrainer(EpochTrainer):
             return None
         return state, f"stage 1 from {stage1_cache.entry_path(self.stage1_cache_dir, self._stage1_key)}"
 
-    def stage_finished(self, stage_index: int) -> None:
+    def stage_finished(self, stage_index: int, state: dict) -> None:
         if stage_index == 0 and self.stage1_cache_dir is not None:
-            state = torch.load(self.state_path, map_location="cpu", weights_only=True)
             stage1_cache.store(self.stage1_cache_dir, self._stage1_key, state)
 
     # ---------------------------------------------------------------- state

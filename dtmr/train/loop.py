@@ -20,6 +20,7 @@ import torch
 
 from ..errors import CheckpointError, DtmrError
 from ..io.atomic import atomic_write
+from ..models.checkpoint_header import load_untrusted
 from .distributed import DistributedContext
 from .progress import EtaEstimator, EventWriter
 
@@ -96,8 +97,9 @@ class EpochTrainer:
         from scratch, and the message saying where it comes from; read when not resuming."""
         return None
 
-    def stage_finished(self, stage_index: int) -> None:
-        """Subclass, optional: called on the main process once the last epoch of a stage is saved."""
+    def stage_finished(self, stage_index: int, state: dict) -> None:
+        """Subclass, optional: called on the main process once the last epoch of a stage is saved, with the
+        training state just written."""
 
     def _load_state(self) -> tuple[int, int] | None:
         if not self.resume:
@@ -109,10 +111,7 @@ class EpochTrainer:
             return int(self._resumed_state["stage_index"]), int(self._resumed_state["epoch"])
         if not self.state_path.is_file():
             raise DtmrError(f"{self.state_path}: nothing to resume (no training state in {self.out_dir})")
-        try:
-            state = torch.load(self.state_path, map_location="cpu", weights_only=True)
-        except Exception as exc:  # noqa: BLE001 - torch reports damage with many exception types
-            raise CheckpointError(self.state_path, f"cannot read the training state ({type(exc).__name__})") from None
+        state = load_untrusted(self.state_path, "cpu", mmap=False, what="training state")
         if not isinstance(state, dict) or state.get("format") != STATE_FORMAT:
             raise CheckpointError(self.state_path, "not a DTMR training state")
         if state["config"] != self.run_config():
@@ -124,7 +123,7 @@ class EpochTrainer:
         self.history = list(state["history"])
         return int(state["stage_index"]), int(state["epoch"])
 
-    def _save_state(self, stage_index: int, next_epoch: int) -> None:
+    def _save_state(self, stage_index: int, next_epoch: int) -> dict:
         state = {
             "format": STATE_FORMAT,
             "config": self.run_config(),
@@ -137,6 +136,7 @@ class EpochTrainer:
         }
         with atomic_write(self.state_path) as tmp:
             torch.save(state, tmp)
+        return state
 
     def _restore_finished(self, stage: int) -> Path | None:
         """`--resume` of a run whose every epoch is done: restore the last state and write the release
@@ -208,11 +208,11 @@ class EpochTrainer:
                 self._emit("epoch", stage=stage, epoch=epoch + 1, epochs=epochs, step=steps, steps=steps,
                            losses=means, samples_per_s=samples / max(time.monotonic() - started, 1e-9))
                 if self.ctx.is_main:
-                    self._save_state(index, epoch + 1)
+                    state = self._save_state(index, epoch + 1)
                     release = self.save_release({"stage": stage, "epoch": epoch + 1, "losses": means})
                     self._emit("checkpoint", stage=stage, epoch=epoch + 1, epochs=epochs, message=str(release))
                     if epoch + 1 == epochs:
-                        self.stage_finished(index)
+                        self.stage_finished(index, state)
                 self.ctx.barrier()
         if release is None and restore:
             release = self._restore_finished(plan[start_stage][0])

@@ -23,6 +23,7 @@ import torch
 
 from ..errors import CheckpointError
 from ..io.atomic import atomic_write
+from ..models.checkpoint_header import load_untrusted
 from .data import TrainingData
 
 #: the settings stage 1 does not read: the run's β and the residual's model options
@@ -68,10 +69,9 @@ def load(cache: str | Path, key: str, model_state: dict) -> dict | None:
     if not path.is_file():
         return None
     try:
-        state = torch.load(path, map_location="cpu", weights_only=True)
-    except Exception as exc:  # noqa: BLE001 - torch reports damage with many exception types
-        raise CheckpointError(path, f"cannot read the stage-1 cache entry ({type(exc).__name__}); "
-                                    "delete it to train stage 1 again") from None
+        state = load_untrusted(path, "cpu", mmap=False, what="stage-1 cache entry")
+    except CheckpointError as exc:
+        raise CheckpointError(path, f"{exc.reason}; delete it to train stage 1 again") from None
     if not isinstance(state, dict) or state.get("stage1_key") != key or "trainer" not in state:
         raise CheckpointError(path, "not a stage-1 cache entry of this training; delete it to train stage 1 again")
     cached = state["trainer"]["model"]
