@@ -27,10 +27,11 @@ from dtmr.train.loop import EpochTrainer
 save_state = EpochTrainer._save_state
 
 def save_then_die(self, stage_index, next_epoch):
-    save_state(self, stage_index, next_epoch)
+    state = save_state(self, stage_index, next_epoch)
     plan = self.stage_plan()
     if stage_index == len(plan) - 1 and next_epoch == plan[-1][2]:
         os.kill(os.getpid(), signal.SIGKILL)
+    return state
 
 EpochTrainer._save_state = save_then_die
 sys.exit(main(sys.argv[1:]))
@@ -84,3 +85,15 @@ def test_a_kill_between_the_last_state_and_the_release_loses_no_model(tiny_libra
     assert before["metrics"]["stage"] == 2  # the release of the epoch before the kill
     assert main(_train_args(tiny_library, killed) + ["--resume"]) == 0
     _assert_same_model(_model(straight), _model(killed))
+
+
+@pytest.mark.slow
+def test_resume_from_a_damaged_training_state_is_a_one_line_error_naming_it(tiny_library, tmp_path, capsys):
+    run = tmp_path / "R"
+    assert main(_train_args(tiny_library, run)) == 0
+    state = run / "train_state.pt"
+    state.write_bytes(state.read_bytes()[:2000])
+    capsys.readouterr()
+    assert main(_train_args(tiny_library, run) + ["--resume"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert str(state) in err and "training state" in err and len(err.splitlines()) == 1
