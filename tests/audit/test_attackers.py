@@ -76,5 +76,10 @@ def test_loading_a_file_of_another_attacker_or_kind_is_an_error(synthetic_raw, t
     with pytest.raises(CheckpointError, match="not 'tcn'"):
         TCNAttacker.load(tmp_path / "b.pt")
     (tmp_path / "junk.pt").write_bytes(b"not a torch file")
-    with pytest.raises(CheckpointError, match="junk.pt"):
+    with pytest.raises(CheckpointError, match="junk.pt.*not a valid saved attacker"):
         load_attacker(tmp_path / "junk.pt")
+    (tmp_path / "cut.pt").write_bytes((tmp_path / "b.pt").read_bytes()[:-200])
+    with pytest.raises(CheckpointError, match="cut.pt.*corrupted"):
+        load_attacker(tmp_path / "cut.pt")
+    with pytest.raises(CheckpointError, match="gone.pt.*no such saved attacker file"):
+        load_attacker(tmp_path / "gone.pt")

@@ -17,6 +17,7 @@ import torch
 from ...data.clip import Clip
 from ...errors import CheckpointError, DtmrError
 from ...io.atomic import atomic_write
+from ...models.checkpoint_header import load_untrusted
 
 FILE_FORMAT = "dtmr-audit-attacker"
 
@@ -55,12 +56,7 @@ def save_attacker(path: str | Path, name: str, classes: Sequence[int], config: d
 
 def read_attacker_file(path: str | Path, name: str | None = None) -> dict:
     """The payload of an attacker file (of attacker `name` when given); CheckpointError naming the file."""
-    try:
-        payload = torch.load(path, map_location="cpu", weights_only=True)
-    except FileNotFoundError:
-        raise CheckpointError(path, "no such file") from None
-    except Exception as exc:  # torch raises many kinds on damaged or foreign files
-        raise CheckpointError(path, f"not a readable attacker file ({' '.join(str(exc).split())[:200]})") from None
+    payload = load_untrusted(Path(path), "cpu", mmap=False, what="saved attacker")
     if not isinstance(payload, dict) or payload.get("format") != FILE_FORMAT:
         raise CheckpointError(path, f"not a {FILE_FORMAT} file")
     if name is not None and payload.get("attacker") != name:
