@@ -83,6 +83,7 @@ def scan_metadata(release_path: str | Path, key: ReleaseKey | None, raw: ClipSou
     if attrs.get("provenance") == "included":
         findings.append(finding("attrs/provenance", "provenance included",
                                 "built with --with-provenance: an internal library, not a release"))
+    findings += channel_findings(attrs)
     if key is None:
         subject = columns.get("clips/subject")
         if subject is not None and any(_as_int(v) is not None and _as_int(v) >= 0 for v in subject):
@@ -99,6 +100,25 @@ def scan_metadata(release_path: str | Path, key: ReleaseKey | None, raw: ClipSou
         findings += _order_findings(key.source_indices())
         findings += _frame_findings(frames, key, raw, release_path)
     return [f for f in findings if f["severity"] == "fail"] + [f for f in findings if f["severity"] != "fail"]
+
+
+def channel_findings(attrs: dict) -> list[dict]:
+    """Failures for the source channels a release says it kept (dtmr/release/channels.py): camera-space
+    placement and the missing-joint pattern. A release written before these channels were removed has no
+    attribute saying so, and kept both."""
+    if attrs.get("release_format") != "dtmr-release":
+        return []
+    out = []
+    if attrs.get("placement") != "canonical":
+        out.append(finding("attrs/placement", "placement kept",
+                           "the clips stand where their sources stood in camera space (--keep-placement, or made "
+                           "before canonical placement): the first frame's root links a clip to its source and "
+                           "its recording session"))
+    if attrs.get("missing") != "filled":
+        out.append(finding("attrs/missing", "missing-joint pattern kept",
+                           "the source's missing joints are NaN where the tracker lost them (--keep-missing, or "
+                           "made before they were filled): the pattern links a clip to its source"))
+    return out
 
 
 # -- reading -----------------------------------------------------------------------------------------------

@@ -106,6 +106,9 @@ def _blocks(audit: dict) -> list:
                                  f"chance{chance}{verdict}.", strong=True))
     else:
         blocks.append(_Paragraph("No motion attacker was run.", strong=True))
+    calibration = audit.get("calibration")
+    if calibration and calibration.get("warning"):
+        blocks.append(_Paragraph(f"Warning: {calibration['warning']}.", strong=True))
 
     facts = [f"{release.get('clips', '?')} clips", f"{release.get('subjects', '?')} subjects"]
     for name, label in (("method", "method"), ("beta", "β"), ("model", "model"), ("provenance", "provenance")):
@@ -146,6 +149,14 @@ def _blocks(audit: dict) -> list:
     else:
         blocks.append(_Paragraph("No attacker was run."))
 
+    if calibration and calibration.get("raw"):
+        blocks.append(_Heading("Calibration (each attacker on the raw sources of the test clips)"))
+        best, reference = calibration.get("best") or {}, calibration.get("reference") or {}
+        blocks.append(_Paragraph(
+            f"Best raw re-identification: {best.get('name', '?')}, {_percent(best.get('accuracy'))} %; the "
+            f"reference is {_percent(reference.get('accuracy'))} % ({reference.get('why', '?')})."))
+        blocks.append(_scored_table("attacker (raw-trained, on raw clips)", calibration["raw"]))
+
     blocks.append(_Heading("Linkage (each released clip to its own source among the raw clips)"))
     if linkage:
         blocks.append(_scored_table("linkage", linkage))
@@ -179,6 +190,13 @@ def _blocks(audit: dict) -> list:
             + (f"; retrained on the released clips of the training part, {_accuracy(retrained.get('accuracy', {}))}"
                " %" if retrained else "")
             + ". Compare it with the same audit of a raw release of the data set."))
+    amplitude = (audit.get("utility") or {}).get("motion_amplitude_kept") or {}
+    if amplitude.get("median") is not None:
+        q1, q3 = amplitude["quartiles"]
+        blocks.append(_Paragraph(
+            f"Motion kept: a released clip's motion amplitude (the spread of its bone directions over time) is a "
+            f"median {amplitude['median']:.2f} of its source's (quartiles {q1:.2f}-{q3:.2f}, {amplitude['clips']} "
+            "clips); below 1 the release moves less than its source did."))
 
     subjects = sorted(audit.get("subjects", []), key=lambda s: -float(s.get("risk", 0.0)))
     blocks.append(_Heading("Risk per subject"))

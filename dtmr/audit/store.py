@@ -21,7 +21,7 @@ from ..data.clip import Clip
 from ..io.atomic import atomic_write
 
 #: bump when a part's content or an attacker's training changes meaning (invalidates parts and cache)
-STORE_VERSION = 1
+STORE_VERSION = 2
 
 
 def digest(value) -> str:

@@ -43,13 +43,27 @@ from ..data.clip import Clip
 from ..errors import DtmrError
 from ..io.atomic import atomic_write
 from ..parallel import Workers, run_cells, seed_cell
-from .attackers import ATTACKERS, DEFAULT_EPOCHS, load_attacker, make_attacker
+from ..skeleton.geometry import motion_amplitude
+from .attacker_names import ATTACKER_NAMES
+from .attackers import (
+    ATTACKERS,
+    DEFAULT_EPOCHS,
+    LEARNED,
+    SIDE_CHANNELS,
+    attacker_family,
+    load_attacker,
+    make_attacker,
+)
+from .attackers.side_channels import nearest
 from .audit_json import AUDIT_FILE, AUDIT_FORMAT, AUDIT_VERSION, UTILITY_ENTRIES, default_out
 from .splits import AuditSplit, audit_split
 from .store import STORE_VERSION, PartStore, cache_path, clip_crcs, digest
-from .summary import clip_risks, risk_distribution, scored, subject_risks
+from .summary import ABOVE_CHANCE, clip_risks, risk_distribution, scored, subject_risks
 
-FORMS = ("raw-trained", "adaptive")
+FORMS = ("raw-trained", "adaptive", "raw-known")
+#: the ensemble's name in audit.json: the mean of the learned attackers' probabilities, per form and fold
+ENSEMBLE = "ensemble"
+
 #: the attackers whose raw-trained form gives the linkage embedding, in order of preference
 EMBEDDERS = ("tcn", "sgn")
 #: the recognizer of the utility figures (action recognition kept), its part files' name, and its forms: trained
@@ -61,7 +75,7 @@ UTILITY_FORMS = ("raw-trained", "retrained")
 
 @dataclass
 class AuditSettings:
-    attackers: tuple[str, ...] = ("sgn", "tcn", "bone-lengths")
+    attackers: tuple[str, ...] = ATTACKER_NAMES
     #: one number for every neural attacker, or per attacker ({"tcn": 30}); None or a missing name: that
     #: attacker's default (attackers.DEFAULT_EPOCHS)
     epochs: int | dict[str, int] | None = None
@@ -70,6 +84,8 @@ class AuditSettings:
     split: str | None = None
     folds: int | None = None
     cache: str | Path | None = None  # None: DIR/../.audit-cache
+    #: the best raw re-identification known for this data (%, `--reference`): the calibration warns below it
+    reference: float | None = None
 
     def epochs_of(self, name: str) -> int | None:
         if DEFAULT_EPOCHS[name] is None:
@@ -95,6 +111,13 @@ class _Inputs:
 
     def raw_sources(self, indices: np.ndarray) -> list[Clip]:
         return [self.raw[self.sources[i]] for i in indices]
+
+    def raw_subjects(self) -> np.ndarray:
+        """(R,) the subject of every raw clip: the key's for the release's sources, else the raw library's
+        own (-1 unknown)."""
+        out = np.array([-1 if c.subject is None else int(c.subject) for c in self.raw], dtype=np.int64)
+        out[self.sources] = self.subjects
+        return out
 
 
 def _read_inputs(release: str | Path, key: str | Path, raw: str | Path) -> _Inputs:
@@ -146,6 +169,27 @@ def _nearest_source(release_embedding: np.ndarray, raw_embedding: np.ndarray, so
     return raw_crcs[nearest_raw(release_embedding, raw_embedding)] == raw_crcs[sources]
 
 
+def _scored_predictions(proba: np.ndarray, classes, truth: np.ndarray) -> dict:
+    """accuracy (%), each clip's true-subject probability and whether its top class is the truth."""
+    index = {c: j for j, c in enumerate(classes)}
+    columns = [index.get(int(s)) for s in truth]
+    true_p = [float(proba[r, c]) if c is not None else 0.0 for r, c in enumerate(columns)]
+    correct = [c is not None and int(np.argmax(proba[r])) == c for r, c in enumerate(columns)]
+    return {"accuracy": 100.0 * float(np.mean(correct)) if correct else 0.0, "true_probability": true_p,
+            "correct": correct}
+
+
+def _tied_linkage(release_features: np.ndarray, raw_features: np.ndarray, sources: np.ndarray,
+                  raw_crcs: np.ndarray) -> np.ndarray:
+    """(N,) the chance each released clip is linked to its own source (or a raw clip with the same joints)
+    by a nearest neighbour that breaks ties at random: 1 / #tied when one of the tied raw clips is it."""
+    out = np.zeros(len(sources))
+    for i, tied in enumerate(nearest(release_features, raw_features)):
+        if (raw_crcs[tied] == raw_crcs[sources[i]]).any():
+            out[i] = 1.0 / len(tied)
+    return out
+
+
 def frame_count_linkage(released_frames: np.ndarray, raw_frames: np.ndarray,
                         sources: np.ndarray) -> tuple[float, float]:
     """(percent of clips linked by frame count alone: the count equals the source's and no other raw clip
@@ -171,10 +215,10 @@ class AuditRun:
 
     def _settings(self, name: str, form: str, k: int) -> dict:
         fold = self.split.folds[k]
+        linkage = (form == "raw-trained" and name == self.embedder) or (form == "raw-known" and name in SIDE_CHANNELS)
         return {"version": STORE_VERSION, "attacker": name, "form": form, "fold": k,
                 "epochs": self.settings.epochs_of(name), "seed": self.settings.seed, "release": self.release_digest,
-                "train": digest(fold.train), "test": digest(fold.test), "linkage": form == "raw-trained"
-                and name == self.embedder}
+                "train": digest(fold.train), "test": digest(fold.test), "linkage": linkage}
 
     def cell(self, key: tuple) -> dict:
         """The part of a cell: ("attack", attacker, form, fold) or ("utility", form, fold)."""
@@ -210,6 +254,8 @@ class AuditRun:
         labels = inp.subjects[fold.train]
         if form == "raw-trained":
             attacker = self.raw_trained(name, fold.train, labels)
+        elif form == "raw-known":
+            attacker = self.raw_known(name)
         else:
             attacker = make_attacker(name, self.settings.epochs_of(name), self.settings.device)
             attacker.fit([inp.released[i] for i in fold.train], labels.tolist(), self.settings.seed)
@@ -217,16 +263,21 @@ class AuditRun:
             attacker.save(model_file)
         test_clips = [inp.released[i] for i in fold.test]
         proba = attacker.predict_proba(test_clips)
-        classes = {c: j for j, c in enumerate(attacker.classes)}
-        truth = [classes.get(int(s)) for s in inp.subjects[fold.test]]
-        true_p = [float(proba[r, c]) if c is not None else 0.0 for r, c in enumerate(truth)]
-        correct = [c is not None and int(np.argmax(proba[r])) == c for r, c in enumerate(truth)]
-        result = {"accuracy": 100.0 * float(np.mean(correct)), "test": fold.test.tolist(),
-                  "true_probability": true_p, "correct": correct}
+        result = {**_scored_predictions(proba, attacker.classes, inp.subjects[fold.test]), "test": fold.test.tolist()}
+        if name in LEARNED:  # the ensemble averages these
+            result.update(classes=[int(c) for c in attacker.classes], proba=np.round(proba, 5).tolist())
+        if form == "raw-trained":  # calibration: the same attacker on the raw sources of the test clips
+            raw_proba = attacker.predict_proba(inp.raw_sources(fold.test))
+            result["raw_accuracy"] = _scored_predictions(raw_proba, attacker.classes,
+                                                         inp.subjects[fold.test])["accuracy"]
         if settings["linkage"]:
-            linked = _nearest_source(attacker.embed(test_clips), attacker.embed(inp.raw), inp.sources[fold.test],
-                                     self.raw_crcs)
-            result["linkage"] = 100.0 * float(linked.mean())
+            sources = inp.sources[fold.test]
+            if getattr(attacker, "metric", "cosine") == "euclidean":
+                result["linkage"] = 100.0 * float(_tied_linkage(attacker.embed(test_clips), attacker.embed(inp.raw),
+                                                                sources, self.raw_crcs).mean())
+            else:
+                linked = _nearest_source(attacker.embed(test_clips), attacker.embed(inp.raw), sources, self.raw_crcs)
+                result["linkage"] = 100.0 * float(linked.mean())
         result["seconds"] = round(time.monotonic() - started, 1)
         self.log(f"{name} {form}, fold {k + 1}/{len(self.split.folds)}: {result['accuracy']:.1f} % "
                  f"({result['seconds']:.0f} s)")
@@ -260,15 +311,25 @@ class AuditRun:
     def raw_trained(self, name: str, train: np.ndarray, labels: np.ndarray):
         """The attacker trained on the raw sources of `train`, from the cache or trained into it."""
         sources = self.inputs.sources[train]
+        return self._cached(name, sources, labels)
+
+    def raw_known(self, name: str):
+        """The attacker trained on every raw clip of known subject (the raw data set is public), from the cache
+        or trained into it: the raw-known form, which names a released clip's subject by finding its source."""
+        subjects = self.inputs.raw_subjects()
+        known = np.flatnonzero(subjects >= 0)
+        return self._cached(name, known, subjects[known])
+
+    def _cached(self, name: str, raw_indices: np.ndarray, labels: np.ndarray):
         path = cache_path(self.cache, name, self.settings.epochs_of(name), self.settings.seed,
-                          self.raw_crcs[sources], labels)
+                          self.raw_crcs[raw_indices], labels)
         if path.is_file():
             try:
                 return load_attacker(path, self.settings.device)
             except DtmrError:
                 self.log(f"{path}: unreadable, training it again")
         attacker = make_attacker(name, self.settings.epochs_of(name), self.settings.device)
-        attacker.fit(self.inputs.raw_sources(train), labels.tolist(), self.settings.seed)
+        attacker.fit([self.inputs.raw[i] for i in raw_indices], labels.tolist(), self.settings.seed)
         attacker.save(path)
         return attacker
 
@@ -366,15 +427,21 @@ def assemble(inputs: _Inputs, split: AuditSplit, settings: AuditSettings, result
     subjects = np.unique(inputs.subjects)
     chance = 100.0 / len(subjects)
     linkage_chance = 100.0 / len(inputs.raw)
+    results = {**results, **ensemble_parts(results, inputs.subjects)}
     attackers = []
     for (name, form), parts in results.items():
-        entry = {"name": name, "family": ATTACKERS[name].family, "form": form,
-                 "epochs": settings.epochs_of(name), "seconds": round(sum(p.get("seconds", 0.0) for p in parts), 1)}
+        entry = {"name": name, "family": ENSEMBLE_FAMILY if name == ENSEMBLE else attacker_family(name), "form": form,
+                 "epochs": settings.epochs_of(name) if name in ATTACKERS else None,
+                 "seconds": round(sum(p.get("seconds", 0.0) for p in parts), 1)}
         attackers.append(scored(entry, [p["accuracy"] for p in parts], chance))
     linkage = []
     if embedder is not None:
         linkage.append(scored({"name": "embedding", "embedder": f"{embedder} (raw-trained)"},
                               [p["linkage"] for p in results[(embedder, "raw-trained")]], linkage_chance))
+    for name in settings.attackers:
+        if name in SIDE_CHANNELS:
+            linkage.append(scored({"name": name, "embedder": f"{name} (nearest raw clip, ties shared)"},
+                                  [p["linkage"] for p in results[(name, "raw-known")]], linkage_chance))
     released_frames = np.array([c.num_frames for c in inputs.released])
     raw_frames = np.array([c.num_frames for c in inputs.raw])
     unique, expected = zip(*(frame_count_linkage(released_frames[f.test], raw_frames, inputs.sources[f.test])
@@ -384,11 +451,13 @@ def assemble(inputs: _Inputs, split: AuditSplit, settings: AuditSettings, result
     linkage.append(frame_entry)
     # a tie goes to the adaptive form: the attacker that learns from the release is the one that matters
     worst = max(attackers, key=lambda a: (a["accuracy"]["mean"], a["form"] == "adaptive"))
+    calibration = calibrate(results, chance, settings.reference)
     clips = clip_risks(results[(worst["name"], worst["form"])], inputs.ids, inputs.subjects)
     attrs = inputs.attributes
     key = inputs.key
     utility_entries = None if utility is None else {
         UTILITY_ENTRIES[form]: _action_recognition(inputs, settings, form, cells) for form, cells in utility.items()}
+    utility_entries = {**(utility_entries or {}), "motion_amplitude_kept": amplitude_kept(inputs)}
     return {
         "format": AUDIT_FORMAT, "version": AUDIT_VERSION, "command": command,
         "created": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
@@ -399,9 +468,11 @@ def assemble(inputs: _Inputs, split: AuditSplit, settings: AuditSettings, result
         "raw": {"file": Path(inputs.raw_path).name, "clips": len(inputs.raw)},
         "split": split.describe(),
         "settings": {"attackers": list(settings.attackers), "seed": settings.seed, "device": str(settings.device),
+                     "reference": settings.reference,
                      "epochs": {n: settings.epochs_of(n) for n in settings.attackers}},
         "chance": {"subject": round(chance, 4), "linkage": round(linkage_chance, 4)},
         "metadata": {"passed": not any(f.get("severity") == "fail" for f in findings), "findings": findings},
+        "calibration": calibration,
         "attackers": attackers,
         "linkage": linkage,
         "worst": {"name": worst["name"], "form": worst["form"], "accuracy": worst["accuracy"]["mean"],
@@ -412,6 +483,74 @@ def assemble(inputs: _Inputs, split: AuditSplit, settings: AuditSettings, result
         "attacker_files": {f"{n}/{form}": f"attackers/{n}_{form}.pt" for n in settings.attackers for form in FORMS},
         "utility": utility_entries,
     }
+
+
+ENSEMBLE_FAMILY = "ensemble (mean probability of the learned attackers)"
+
+
+def ensemble_parts(results: dict, subjects: np.ndarray) -> dict:
+    """{(ENSEMBLE, form): per-fold parts} from the learned attackers' stored probabilities: their mean per
+    clip, scored like any attacker. Only with at least two learned attackers run (and their probabilities
+    stored: parts of an older audit have none)."""
+    out = {}
+    for form in FORMS:
+        members = [results[(n, form)] for n in LEARNED if (n, form) in results]
+        if len(members) < 2 or not all("proba" in p for parts in members for p in parts):
+            continue
+        folds = []
+        for cells in zip(*members):
+            classes = cells[0]["classes"]
+            if any(c["classes"] != classes for c in cells):
+                break
+            proba = np.mean([np.asarray(c["proba"]) for c in cells], axis=0)
+            test = np.asarray(cells[0]["test"])
+            folds.append({**_scored_predictions(proba, classes, subjects[test]), "test": test.tolist(),
+                          "seconds": 0.0})
+        else:
+            out[(ENSEMBLE, form)] = folds
+    return out
+
+
+def calibrate(results: dict, chance: float, reference: float | None) -> dict:
+    """Each attacker's re-identification of the *raw* sources of the test clips (its raw-trained form),
+    the suite's best, and a warning when the best is below what a plain attacker reaches on raw data: 3 ×
+    chance, or the stated `reference` (%, the best raw figure known for this data, docs/audit.md)."""
+    rows = []
+    for (name, form), parts in results.items():
+        if form == "raw-trained" and all("raw_accuracy" in p for p in parts):
+            rows.append(scored({"name": name}, [p["raw_accuracy"] for p in parts], chance))
+    best = max(rows, key=lambda r: r["accuracy"]["mean"]) if rows else None
+    floor = ABOVE_CHANCE * chance
+    target = {"accuracy": round(floor, 2), "why": f"{ABOVE_CHANCE:g} × chance"}
+    if reference is not None and reference > floor:
+        target = {"accuracy": round(float(reference), 2), "why": "the best raw re-identification known for this "
+                  "data (--reference)"}
+    warning = None
+    if best is None:
+        warning = "no attacker was tested on the raw clips: the suite's strength is unknown"
+    elif best["accuracy"]["mean"] < target["accuracy"]:
+        warning = (f"the suite's best attacker re-identifies {best['accuracy']['mean']:.1f} % of the raw clips, "
+                   f"below {target['accuracy']:.1f} % ({target['why']}): low figures on the release may only "
+                   "mean weak attackers")
+    return {"raw": rows, "best": None if best is None else {"name": best["name"], "accuracy": best["accuracy"]["mean"]},
+            "reference": target, "warning": warning}
+
+
+def amplitude_kept(inputs: _Inputs) -> dict:
+    """How much of its source's motion each released clip keeps (`motion_amplitude`, independent of the body
+    and the placement): the median and quartiles over clips of released / source amplitude. An average of
+    several people (k-same) shrinks the motion, a loss no recognizer's accuracy shows."""
+    ratios = []
+    for clip, source in zip(inputs.released, inputs.raw_sources(np.arange(len(inputs.released)))):
+        base = motion_amplitude(source.joints, source.topology)
+        if np.isfinite(base) and base > 0:
+            ratios.append(motion_amplitude(clip.joints, clip.topology) / base)
+    ratios = np.asarray([r for r in ratios if np.isfinite(r)])
+    if not ratios.size:
+        return {"median": None, "quartiles": None, "clips": 0}
+    q1, median, q3 = np.percentile(ratios, [25, 50, 75])
+    return {"median": round(float(median), 3), "quartiles": [round(float(q1), 3), round(float(q3), 3)],
+            "clips": int(ratios.size)}
 
 
 def _action_recognition(inputs: _Inputs, settings: AuditSettings, form: str, utility: list[dict]) -> dict:

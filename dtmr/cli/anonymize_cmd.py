@@ -25,9 +25,20 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--seed", type=int, default=0, help="seed of the reference draws (not of the clip order)")
     p.add_argument("--keep", default="", metavar="view,repetition",
                    help="identifying columns to leave in the release (default: none)")
-    p.add_argument("--length", default="keep", metavar="keep|N",
-                   help="resample every released clip to N frames (the frame count links a clip to its source); "
-                        "default: keep each clip's own")
+    p.add_argument("--length", default=None, metavar="N|keep",
+                   help="resample every released clip to N frames (default: the model's 64); 'keep' leaves each "
+                        "clip its source's frame count, which links it to its source (the audit fails it)")
+    p.add_argument("--keep-placement", action="store_true",
+                   help="leave the clips where their sources stood in camera space (default: level floor at y = 0, "
+                        "first frame's root above the origin, facing a fixed way); the position in the room links "
+                        "clips to their source and session, and the audit fails such a release")
+    p.add_argument("--keep-missing", action="store_true",
+                   help="leave the source's missing joints as NaN (default: filled by interpolation in time); the "
+                        "pattern links clips to their source, and the audit fails such a release")
+    p.add_argument("--max-risk", metavar="2x|15%",
+                   help="release at the most useful setting whose full audit (dtmr audit, INPUT as the raw clips) "
+                        "re-identifies at most this multiple of chance or rate: a k-same file's k, then larger k; "
+                        "no release when none does (docs/privacy.md; minutes per setting: docs/audit.md)")
     p.add_argument("--with-provenance", action="store_true",
                    help="write the internal, un-scrubbed library (source order, names, subjects, provenance), "
                         "marked as such; never publish it")
@@ -62,8 +73,11 @@ def run(args: argparse.Namespace) -> int:
     from ..release.key import key_path_for
 
     options = ReleaseOptions(keep=parse_keep(args.keep), length=parse_length(args.length),
-                             with_provenance=args.with_provenance)
+                             with_provenance=args.with_provenance, keep_placement=args.keep_placement,
+                             keep_missing=args.keep_missing)
     batch = parse_batch(args.batch)
+    if args.max_risk is not None:
+        return _run_to_risk(args, options, batch)
     main = is_main_process()  # under torchrun, rank 0 draws the one bar and reports
     with Progress("anonymizing") if main else contextlib.nullcontext() as progress:
         out = anonymize_source(args.input, args.output, model=args.model, method=args.method,
@@ -77,3 +91,38 @@ def run(args: argparse.Namespace) -> int:
     print(f"wrote {what} {out}")
     print(f"wrote its key {key_path_for(out)} (private: it re-identifies every clip; do not publish it)")
     return 0
+
+
+def _run_to_risk(args: argparse.Namespace, options, batch) -> int:
+    """`--max-risk`: the ladder of settings, each released and audited (dtmr/release/risk_target.py)."""
+    import sys
+
+    from ..audit.suite import AuditSettings
+    from ..errors import DtmrError
+    from ..release.distributed import torchrun_world_size
+    from ..release.key import key_path_for
+    from ..release.risk_target import RiskTarget, anonymize_to_risk
+    from ..train.distributed import pick_device
+
+    target = RiskTarget.parse(args.max_risk)
+    if torchrun_world_size() > 1:
+        raise DtmrError("--max-risk audits each setting in this process: run it without torchrun")
+    if args.with_provenance:
+        raise DtmrError("--max-risk makes a release: --with-provenance is for internal libraries")
+
+    def log(message: str) -> None:
+        print(message, file=sys.stderr, flush=True)
+
+    settings = AuditSettings(device=str(pick_device(args.device)))
+    outcome = anonymize_to_risk(args.input, args.output, target, model=args.model, method=args.method,
+                                audit_settings=settings, log=log, references=args.references, seed=args.seed,
+                                device=args.device, options=options, chunk=args.chunk, workers=args.workers,
+                                batch=batch, precision=args.precision, cuda_graph=args.cuda_graph)
+    print(f"wrote release {args.output} at {outcome['setting']}, the first setting whose audit meets {target}")
+    for row in outcome["tried"]:
+        print(f"  {row['setting']}: worst case {row['worst']}, {row['figure']:.2f}"
+              f"{'x chance' if target.unit == 'x' else ' %'}; {row['utility']}")
+    print(f"wrote its key {key_path_for(args.output)} (private: it re-identifies every clip; do not publish it)")
+    print(f"wrote its audit {outcome['audit']}")
+    return 0
+

@@ -48,6 +48,7 @@ from ..errors import DtmrError
 from ..io.atomic import atomic_write
 from ..io.outputs import check_output
 from ..io.sources import ClipSource, open_clip_source
+from .channels import RELEASE_FRAMES
 from .chunks import Job, reference_index
 from .key import key_path_for
 from .merge import write_release
@@ -68,11 +69,21 @@ MAX_LENGTH = 10_000
 
 @dataclass(frozen=True)
 class ReleaseOptions:
-    """What the release leaves in: `keep` (of KEEPABLE), `length` (None keeps each clip's own), provenance."""
+    """What the release leaves in: `keep` (of KEEPABLE), `length` (every clip's frame count; None keeps each
+    clip's own), the source's placement in the room and its missing-joint pattern (both removed unless kept,
+    dtmr/release/channels.py), provenance."""
 
     keep: tuple[str, ...] = ()
-    length: int | None = None
+    length: int | None = RELEASE_FRAMES
     with_provenance: bool = False
+    keep_placement: bool = False
+    keep_missing: bool = False
+
+    @property
+    def channels_kept(self) -> tuple[str, ...]:
+        """The source channels this release opts into keeping (the audit fails each)."""
+        return tuple(name for name, kept in (("placement", self.keep_placement), ("length", self.length is None),
+                                             ("missing joints", self.keep_missing)) if kept)
 
     def __post_init__(self) -> None:
         unknown = sorted(set(self.keep) - set(KEEPABLE))
@@ -83,8 +94,10 @@ class ReleaseOptions:
             raise DtmrError(f"--length must be 'keep' or a frame count from 2 to {MAX_LENGTH}, got {self.length!r}")
 
 
-def parse_length(text: str) -> int | None:
-    """`--length`: "keep" -> None, else the frame count."""
+def parse_length(text: str | None) -> int | None:
+    """`--length`: None (not given) -> RELEASE_FRAMES, "keep" -> None, else the frame count."""
+    if text is None:
+        return RELEASE_FRAMES
     if text.strip().lower() == "keep":
         return None
     try:
@@ -239,7 +252,8 @@ def run_settings(spec: RunSpec, clips: int, info: MethodInfo) -> dict:
             "model": str(Path(spec.model).resolve()) if spec.model else None,
             "model_sha256": file_sha256(spec.model) if spec.model else "", "method": info.name, "seed": spec.seed,
             "chunk": spec.chunk, "batch": spec.batch, "precision": spec.precision, "keep": list(options.keep),
-            "length": options.length, "with_provenance": options.with_provenance}
+            "length": options.length, "with_provenance": options.with_provenance,
+            "keep_placement": options.keep_placement, "keep_missing": options.keep_missing}
 
 
 @contextlib.contextmanager
@@ -249,7 +263,7 @@ def _locked(parts: Path, output: Path) -> Iterator[None]:
     flock is released by the kernel when the process dies, so a killed run never blocks its rerun.
     """
     for _ in range(5):
-        parts.mkdir(exist_ok=True)
+        parts.mkdir(parents=True, exist_ok=True)
         lock = parts / LOCK
         try:
             fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o600)

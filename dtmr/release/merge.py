@@ -18,7 +18,7 @@ import h5py
 from ..data.clip import Clip
 from ..io.atomic import atomic_write
 from ..io.library import JOINTS_CRC, ClipLibrary
-from ..skeleton import resample
+from .channels import release_joints
 from .key import KeyEntry, ReleaseKey, write_key
 from .release import RELEASE_FORMAT, RELEASE_VERSION
 from .runner import MethodInfo
@@ -43,7 +43,8 @@ def write_release(parts: Iterable[Sequence[Clip]], output: Path, key_path: Path,
                 release_id = _release_id(position, clip, options)
                 position += 1
                 entries.append(_entry(clip, release_id))
-                joints = clip.joints if options.length is None else resample(clip.joints, options.length)
+                joints = release_joints(clip.joints, clip.topology, options.length, options.keep_placement,
+                                        options.keep_missing)
                 if options.with_provenance:
                     yield clip.replace(joints=joints)
                 else:
@@ -88,6 +89,8 @@ def _attributes(info: MethodInfo, model_sha256: str, token: str, options) -> dic
              "model": info.model, "model_sha256": model_sha256,
              "kept": json.dumps(list(PROVENANCE_KEPT if options.with_provenance else options.keep)),
              "length": "keep" if options.length is None else options.length,
+             "placement": "source" if options.keep_placement else "canonical",
+             "missing": "kept" if options.keep_missing else "filled",
              "provenance": "included" if options.with_provenance else "none", "release_token": token}
     if info.beta is not None:
         attrs["beta"] = float(info.beta)

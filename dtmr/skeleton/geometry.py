@@ -76,3 +76,17 @@ def mean_pose(joints: np.ndarray, topology: str | Topology) -> np.ndarray:
 def mean_pose_bone_lengths(joints: np.ndarray, topology: str | Topology) -> np.ndarray:
     """Bone lengths of the mean pose (not the mean of per-frame lengths; DESIGN §2.3)."""
     return bone_lengths(mean_pose(joints, topology), topology)
+
+
+def motion_amplitude(joints: np.ndarray, topology: str | Topology) -> float:
+    """How much a (T, J, 3) clip moves, whatever the body's size or where it faces: the mean over bones of
+    the spread over time of the bone's unit direction (the square root of the summed per-axis variances; 0
+    for a still pose, at most 1). Averaging several people's performances (k-same) lowers it; NaN when no
+    bone is ever seen in two frames."""
+    directions = bone_directions(np.asarray(joints, dtype=np.float64), topology)  # (T, J-1, 3)
+    seen = np.isfinite(directions).all(axis=-1).sum(axis=0) >= 2  # (J-1,)
+    if not seen.any():
+        return float("nan")
+    with np.errstate(invalid="ignore"):
+        spread = np.sqrt(np.nanvar(directions[:, seen], axis=0).sum(axis=-1))  # (bones seen,)
+    return float(np.mean(spread))

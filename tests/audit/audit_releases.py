@@ -18,9 +18,11 @@ from dtmr.release.key import KeyEntry, ReleaseKey, key_path_for, write_key
 
 
 def make_release(clips: list[Clip], source_file: str | Path, out: str | Path, *, order_seed: int = 7,
-                 leak_subject: bool = False, transform=None) -> tuple[Path, Path]:
+                 leak_subject: bool = False, transform=None, canonical: bool = False) -> tuple[Path, Path]:
     """(release path, key path) of `clips` released unchanged (or through `transform(clip) -> joints`);
-    `leak_subject` keeps the subject column (a leaky release)."""
+    `leak_subject` keeps the subject column (a leaky release). The attributes say placement and missing
+    joints were kept (as they are, unchanged), or with `canonical` that they were removed (for a
+    `transform` that removes them)."""
     order = np.random.default_rng(order_seed).permutation(len(clips))
     released, entries = [], []
     for n, i in enumerate(order):
@@ -40,7 +42,9 @@ def make_release(clips: list[Clip], source_file: str | Path, out: str | Path, *,
     with h5py.File(out, "a") as h5:
         for name, value in (("release_format", "dtmr-release"), ("release_version", 1), ("method", "raw"),
                             ("beta", 0.0), ("model", ""), ("model_sha256", ""), ("kept", "[]"), ("length", "keep"),
-                            ("provenance", "none"), ("release_token", token)):
+                            ("provenance", "none"), ("release_token", token),
+                            ("placement", "canonical" if canonical else "source"),
+                            ("missing", "filled" if canonical else "kept")):
             h5.attrs[name] = value
     key = ReleaseKey(path=str(key_path_for(out)), release_file=out.name, release_token=token,
                      source_file=str(Path(source_file).resolve()), reference_file="", method="raw", beta=None,

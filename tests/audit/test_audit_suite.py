@@ -14,7 +14,7 @@ from dtmr.errors import DtmrError
 from dtmr.io.library import ClipLibrary
 
 SCHEMA = {"format", "version", "command", "created", "release", "raw", "split", "chance", "metadata", "attackers",
-          "linkage", "worst", "subjects", "clips", "risk", "attacker_files", "utility"}
+          "linkage", "worst", "subjects", "clips", "risk", "attacker_files", "utility", "calibration"}
 FAST = AuditSettings(attackers=("tcn", "bone-lengths"), epochs=1)
 
 
@@ -29,7 +29,7 @@ def test_audit_writes_every_key_of_the_schema(synthetic_raw, tmp_path):
     assert stored["split"]["kind"] == "repetition" and stored["split"]["folds"] == 3
     assert stored["chance"] == {"subject": 25.0, "linkage": pytest.approx(100 / 36, abs=1e-3)}
     assert {(a["name"], a["form"]) for a in stored["attackers"]} == {
-        (n, f) for n in ("sgn", "bone-lengths") for f in ("raw-trained", "adaptive")}
+        (n, f) for n in ("sgn", "bone-lengths") for f in ("raw-trained", "adaptive", "raw-known")}
     for a in stored["attackers"]:
         assert len(a["accuracy"]["folds"]) == 3 and a["chance"] == 25.0 and a["verdict"]
     worst = max(stored["attackers"], key=lambda a: a["accuracy"]["mean"])
@@ -45,7 +45,8 @@ def test_audit_writes_every_key_of_the_schema(synthetic_raw, tmp_path):
                                                                           ("frame count", None)]
     for name, file in stored["attacker_files"].items():
         assert (tmp_path / "rel.audit" / file).is_file(), name
-    assert set(stored["utility"]) == {"action_recognition", "action_recognition_retrained"}
+    assert set(stored["utility"]) == {"action_recognition", "action_recognition_retrained", "motion_amplitude_kept"}
+    assert stored["utility"]["motion_amplitude_kept"]["median"] == pytest.approx(1.0)  # a raw release moves as it did
     for form, action in (("raw-trained", stored["utility"]["action_recognition"]),
                          ("retrained", stored["utility"]["action_recognition_retrained"])):
         assert action["form"] == form and action["name"] == "tcn"
@@ -62,10 +63,11 @@ def test_rerun_resumes_from_parts_and_a_second_release_reuses_the_raw_trained_ca
     audit = run_audit(release, key, raw, tmp_path / "a.audit", FAST, log=first.append)
     again: list[str] = []
     rerun = run_audit(release, key, raw, tmp_path / "a.audit", FAST, log=again.append)
-    assert sum("done before" in m for m in again) == 18  # 2 attackers x 2 forms x 3 folds, 2 x 3 action folds
+    assert sum("done before" in m for m in again) == 24  # 2 attackers x 3 forms x 3 folds, 2 x 3 action folds
     assert [a["accuracy"] for a in rerun["attackers"]] == [a["accuracy"] for a in audit["attackers"]]
     cached = sorted((tmp_path / ".audit-cache").iterdir())
-    assert len(cached) == 9  # 2 attackers x 3 folds, raw-trained, and the action recognizer of each fold
+    # 2 attackers x 3 folds raw-trained, 2 raw-known (every raw clip), and the action recognizer of each fold
+    assert len(cached) == 11
     other, other_key = make_release(clips, raw, tmp_path / "b.h5", order_seed=2)  # same sources, other order
     run_audit(other, other_key, raw, tmp_path / "b.audit", FAST, log=lambda m: None)
     assert sorted((tmp_path / ".audit-cache").iterdir()) == cached
@@ -81,8 +83,10 @@ def test_bone_lengths_reidentify_a_raw_release_far_above_chance(synthetic_raw, t
                       log=lambda m: None)
     for entry in audit["attackers"]:
         assert entry["verdict"] == "re-identifies" and entry["times_chance"] >= 3
-    # a raw release keeps every clip's frame count: the scan says so, whatever the attackers say
-    assert [f["field"] for f in audit["metadata"]["findings"] if f["severity"] == "fail"] == ["frame count"]
+    # a raw release keeps every clip's placement, missing joints and frame count: the scan says so, whatever
+    # the attackers say
+    assert [f["field"] for f in audit["metadata"]["findings"] if f["severity"] == "fail"] == [
+        "attrs/placement", "attrs/missing", "frame count"]
 
 
 def test_a_leaky_release_fails_the_metadata_scan(synthetic_raw, tmp_path):

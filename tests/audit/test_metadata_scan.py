@@ -19,7 +19,7 @@ from dtmr.release.key import KeyEntry, ReleaseKey
 SUBJECTS, PER_SUBJECT = 4, 3
 RELEASE_ATTRS = {"release_format": "dtmr-release", "release_version": 1, "method": "dtmr", "beta": 0.2,
                  "model": "dtmr_small_beta0.2.pt", "model_sha256": "0" * 64, "kept": "[]", "length": "16",
-                 "provenance": "none", "release_token": "cd" * 16}
+                 "provenance": "none", "release_token": "cd" * 16, "placement": "canonical", "missing": "filled"}
 
 
 @pytest.fixture
@@ -177,3 +177,23 @@ def test_a_release_written_by_anonymize_from_the_demo_library_leaks_no_field(tmp
     assert [f["field"] for f in findings if f["field"] != "frame count"] == []
     if length:
         assert findings == []
+
+
+@pytest.mark.parametrize("attrs, fields", [
+    ({"placement": "source"}, ["attrs/placement"]),
+    ({"missing": "kept"}, ["attrs/missing"]),
+    ({"placement": "source", "missing": "kept"}, ["attrs/placement", "attrs/missing"]),
+])
+def test_a_release_that_kept_placement_or_missing_joints_fails(tmp_path, raw, attrs, fields):
+    path, key = write_release(tmp_path / "kept.h5", raw, [5, 0, 9, 2, 11, 7, 1, 10, 4, 8, 3, 6], attrs=attrs)
+    findings = scan_metadata(path, key, raw)
+    assert [f["field"] for f in findings if f["severity"] == "fail"] == fields
+
+
+def test_a_release_made_before_canonical_placement_fails_on_both_channels(tmp_path, raw):
+    path, key = write_release(tmp_path / "old.h5", raw, [5, 0, 9, 2, 11, 7, 1, 10, 4, 8, 3, 6])
+    with h5py.File(path, "r+") as h5:
+        del h5.attrs["placement"], h5.attrs["missing"]
+    fails = [f for f in scan_metadata(path, key, raw) if f["severity"] == "fail"]
+    assert [f["field"] for f in fails] == ["attrs/placement", "attrs/missing"]
+    assert "camera space" in fails[0]["detail"] and "NaN" in fails[1]["detail"]

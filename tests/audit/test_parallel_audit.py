@@ -38,14 +38,15 @@ def test_two_workers_write_the_audit_of_one_process_and_a_rerun_resumes(syntheti
     lines: list[str] = []
     two = run_audit(release, key, raw, tmp_path / "two", two_settings, log=lines.append,
                     workers=Workers(2, 1, ("cpu", "cpu")))
-    assert sum(line.endswith(": done") for line in lines) == 24  # 3 attackers x 2 forms x 3 folds, 2 x 3 utility folds
+    assert sum(line.endswith(": done") for line in lines) == 33  # 3 attackers x 3 forms x 3 folds, 2 x 3 utility folds
     assert _comparable(two) == _comparable(one)
     assert json.loads((tmp_path / "two" / "audit.json").read_text())["worst"] == one["worst"]
-    assert len(list((tmp_path / "cache-two").iterdir())) == 12  # 3 attackers x 3 folds raw-trained, 3 utility
+    # 3 attackers x 3 folds raw-trained, 3 raw-known (every raw clip), 3 utility
+    assert len(list((tmp_path / "cache-two").iterdir())) == 15
     # a rerun starts no worker: every cell has its part
     again: list[str] = []
     run_audit(release, key, raw, tmp_path / "two", two_settings, log=again.append, workers=Workers(2, 1, ("cpu",) * 2))
-    assert sum("done before" in line for line in again) == 24 and not any("worker" in line for line in again)
+    assert sum("done before" in line for line in again) == 33 and not any("worker" in line for line in again)
 
 
 def test_a_failing_cell_names_it_and_the_rerun_keeps_the_other_parts(synthetic_raw, tmp_path):

@@ -24,7 +24,9 @@ from dtmr.io.library import INT_COLUMNS, ClipLibrary
 from dtmr.release import anonymize, merge
 from dtmr.release.key import key_path_for, read_key
 from dtmr.release.release import open_release, release_attributes
+from dtmr.release.channels import RELEASE_FRAMES, release_joints
 from dtmr.resources import resource_path
+from dtmr.skeleton import get_topology
 
 DEMO = resource_path("demo/demo_library.h5")
 MODEL = resource_path("models/dtmr_small_beta0.2.pt")
@@ -106,7 +108,8 @@ def test_raw_release_key_maps_every_clip_to_its_source(source, tmp_path):
     with library, ClipLibrary(source) as src:
         for k, entry in enumerate(key.entries):
             released, original = library.read(k), src.read(entry.source_index)
-            assert np.array_equal(released.joints, original.joints, equal_nan=True)
+            # the source's motion, through the release's channel rules only (dtmr/release/channels.py)
+            assert np.array_equal(released.joints, release_joints(original.joints, original.topology))
             assert (entry.source_clip, entry.subject, entry.source_frames) == \
                 (original.sample_name, original.subject, original.num_frames)
             assert (released.view, released.repetition) == (original.view, original.repetition)
@@ -122,22 +125,46 @@ def test_mismatched_key_names_both_files(source, tmp_path):
     assert str(a) in str(err.value) and str(key_path_for(b)) in str(err.value)
 
 
-def test_fixed_length_resamples_and_keeps_missing_joints_missing(source, tmp_path):
+def test_keep_missing_resamples_and_keeps_missing_joints_missing(source, tmp_path):
     with ClipLibrary(source) as src:
         clips = src.read_all()
     clips[0].joints[:, 7] = np.nan  # a hand never seen
     holed = tmp_path / "holed.h5"
     ClipLibrary.create(holed, clips).close()
     out = tmp_path / "released.h5"
-    assert _anonymize(holed, out, "--method", "raw", "--length", "64") == 0
+    assert _anonymize(holed, out, "--method", "raw", "--length", "50", "--keep-missing") == 0
     library, key = open_release(out)
     with library:
-        assert set(library.num_frames.tolist()) == {64} and release_attributes(out)["length"] == 64
+        attrs = release_attributes(out)
+        assert set(library.num_frames.tolist()) == {50} and attrs["length"] == 50 and attrs["missing"] == "kept"
         k = key.source_indices().tolist().index(0)
         joints = library.read(k).joints
         assert np.isnan(joints[:, 7]).all() and np.isfinite(np.delete(joints, 7, axis=1)).all()
         assert library.read(k).fps == clips[0].fps
         assert [e.source_frames for e in key.entries] == [clips[e.source_index].num_frames for e in key.entries]
+
+
+def test_a_default_release_has_one_length_no_missing_joint_and_canonical_placement(source, tmp_path):
+    with ClipLibrary(source) as src:
+        clips = src.read_all()
+    clips[0].joints[:, 7] = np.nan  # a hand never seen
+    clips[1].joints[3:9, 4:8] = np.nan  # an arm lost for a few frames
+    holed = tmp_path / "holed.h5"
+    ClipLibrary.create(holed, clips).close()
+    out = tmp_path / "released.h5"
+    assert _anonymize(holed, out, "--method", "naive") == 0
+    attrs = release_attributes(out)
+    assert (attrs["length"], attrs["placement"], attrs["missing"]) == (RELEASE_FRAMES, "canonical", "filled")
+    with ClipLibrary(out) as library:
+        assert set(library.num_frames.tolist()) == {RELEASE_FRAMES}
+        released = library.read_all()
+    topo = get_topology(released[0].topology)
+    for clip in released:
+        assert np.isfinite(clip.joints).all()
+        root = clip.joints[0, topo.root]
+        hips = clip.joints[0, topo.right_hip] - clip.joints[0, topo.left_hip]
+        assert abs(root[0]) < 1e-5 and abs(root[2]) < 1e-5 and 0.5 < root[1] < 1.5  # above the origin
+        assert abs(hips[2]) < 1e-5 and hips[0] > 0  # the hip line along +x
 
 
 def test_resume_after_a_kill_gives_the_same_release(source, tmp_path, monkeypatch):
@@ -155,7 +182,7 @@ def test_resume_after_a_kill_gives_the_same_release(source, tmp_path, monkeypatc
     assert (parts / "part-00000.h5").is_file() and not out.exists() and not key_path_for(out).exists()
     state = json.loads((parts / "run.json").read_text())
     with ClipLibrary(parts / "part-00000.h5") as part:
-        first = [c.joints for c in part.read_all()]
+        first = [release_joints(c.joints, c.topology) for c in part.read_all()]
 
     written = []
     monkeypatch.setattr(ClipLibrary, "write", staticmethod(
@@ -303,7 +330,7 @@ def test_kill_9_then_rerun_completes_the_same_release(source, tmp_path):
     assert (parts / "part-00000.h5").is_file() and not out.exists()
     state = json.loads((parts / "run.json").read_text())
     with ClipLibrary(parts / "part-00000.h5") as part:
-        kept = [c.joints.tobytes() for c in part.read_all()]
+        kept = [release_joints(c.joints, c.topology).tobytes() for c in part.read_all()]
     assert _anonymize(source, out, "--method", "naive") == 0  # the dead run's lock is gone
     library, key = open_release(out)
     with library:

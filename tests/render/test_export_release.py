@@ -7,6 +7,7 @@ import pytest
 from dtmr.cli import main
 from dtmr.io.library import ClipLibrary
 from dtmr.release.key import key_path_for
+from dtmr.release.release import open_release
 from dtmr.render.comparison import release_panels
 from render_fakes import swaying_clip
 
@@ -25,9 +26,10 @@ def release(tmp_path, monkeypatch):
 
 def test_release_panels_name_the_release_id_and_action_only(release):
     raw, out = release
-    with ClipLibrary(out) as lib, ClipLibrary(raw) as source:
-        released = lib.read(0)
-        original = next(c for c in source.read_all() if c.num_frames == released.num_frames)
+    library, key = open_release(out)
+    with library, ClipLibrary(raw) as source:
+        released = library.read(0)
+        original = source.read(key.entries[0].source_index)
     alone = release_panels(released, action_names={0: "sway", 1: "wave"})
     paired = release_panels(released, original, action_names={0: "sway", 1: "wave"})
     assert [p.title for p in alone] == [f"released {released.name} · {'sway' if released.action == 0 else 'wave'}"]

@@ -75,3 +75,22 @@ def test_bone_direction_of_a_missing_joint_is_nan_and_of_a_zero_bone_is_zero():
     np.testing.assert_allclose(d[bone_of_child[1]], [0, 1, 0])
     assert np.isnan(d[bone_of_child[3]]).all()
     np.testing.assert_allclose(d[bone_of_child[4]], 0.0)  # zero-length bone
+
+
+def test_motion_amplitude_ignores_body_size_and_placement_and_falls_when_motions_are_averaged():
+    from dtmr.io.library import ClipLibrary
+    from dtmr.resources import resource_path
+    from dtmr.skeleton.geometry import motion_amplitude
+
+    with ClipLibrary(resource_path("demo/demo_library.h5")) as lib:
+        a, b = lib.read(0), lib.read(40)
+    still = np.repeat(a.joints[:1], 10, axis=0)
+    assert motion_amplitude(still, a.topology) == pytest.approx(0.0, abs=1e-9)
+    amp = motion_amplitude(a.joints, a.topology)
+    assert 0.0 < amp <= 1.0
+    turned = a.joints @ np.array([[0, 0, 1], [0, 1, 0], [-1, 0, 0]], np.float32).T * 1.3 + 2.0
+    assert motion_amplitude(turned, a.topology) == pytest.approx(amp, rel=1e-5)
+    n = min(a.num_frames, b.num_frames)
+    averaged = (a.joints[:n] + b.joints[:n]) / 2
+    assert motion_amplitude(averaged, a.topology) < (amp + motion_amplitude(b.joints, b.topology)) / 2
+    assert np.isnan(motion_amplitude(np.full((5, a.num_joints, 3), np.nan), a.topology))

@@ -1,7 +1,9 @@
 """The audit's attackers, one module each, behind the `Attacker` interface (`base.py`).
 
 `make_attacker(name, epochs, device)` builds an untrained one; `load_attacker(path)` reads a saved one of
-any kind. Epochs apply to the neural attackers (the bone-length regression has none).
+any kind. Epochs apply to the neural attackers (the bone-length regression and the side channels'
+nearest neighbours have none). `LEARNED` are the attackers of the motion whose probabilities the audit's
+ensemble averages; `SIDE_CHANNELS` read what a file says besides the motion (side_channels.py).
 """
 
 from __future__ import annotations
@@ -14,11 +16,15 @@ from ...errors import DtmrError
 from .base import Attacker, read_attacker_file
 from .bone_lengths import BoneLengthAttacker
 from .sgn import SGNAttacker
+from .side_channels import CHANNELS, SideChannelAttacker
 from .tcn import TCNAttacker, TCNConfig
 
-ATTACKERS = {"sgn": SGNAttacker, "tcn": TCNAttacker, "bone-lengths": BoneLengthAttacker}
+from ..attacker_names import LEARNED, SIDE_CHANNELS
+
+ATTACKERS = {"sgn": SGNAttacker, "tcn": TCNAttacker, "bone-lengths": BoneLengthAttacker,
+             **{name: SideChannelAttacker for name in SIDE_CHANNELS}}
 #: default epochs (docs/audit.md: a 3-fold audit of one N-UCLA release in ~10 min on one core, cached)
-DEFAULT_EPOCHS = {"sgn": 3, "tcn": 20, "bone-lengths": None}
+DEFAULT_EPOCHS = {"sgn": 3, "tcn": 20, "bone-lengths": None, **{name: None for name in SIDE_CHANNELS}}
 
 
 def make_attacker(name: str, epochs: int | None = None, device: str | torch.device = "cpu") -> Attacker:
@@ -29,7 +35,14 @@ def make_attacker(name: str, epochs: int | None = None, device: str | torch.devi
         return SGNAttacker(epochs, device)
     if name == "tcn":
         return TCNAttacker(TCNConfig(epochs=epochs), device)
+    if name in SIDE_CHANNELS:
+        return SideChannelAttacker(name, device)
     return BoneLengthAttacker(device=device)
+
+
+def attacker_family(name: str) -> str:
+    """What kind of attacker `name` is, in words (the audit's tables)."""
+    return CHANNELS[name][1] if name in SIDE_CHANNELS else ATTACKERS[name].family
 
 
 def load_attacker(path: str | Path, device: str | torch.device = "cpu") -> Attacker:
@@ -40,5 +53,5 @@ def load_attacker(path: str | Path, device: str | torch.device = "cpu") -> Attac
     return ATTACKERS[name].load(path, device)
 
 
-__all__ = ["ATTACKERS", "Attacker", "BoneLengthAttacker", "DEFAULT_EPOCHS", "SGNAttacker", "TCNAttacker",
-           "load_attacker", "make_attacker"]
+__all__ = ["ATTACKERS", "Attacker", "BoneLengthAttacker", "DEFAULT_EPOCHS", "LEARNED", "SGNAttacker", "SIDE_CHANNELS",
+           "SideChannelAttacker", "TCNAttacker", "attacker_family", "load_attacker", "make_attacker"]
