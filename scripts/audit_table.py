@@ -1,9 +1,10 @@
 """Several audits of one data set side by side, printed as Markdown (docs/RESULTS.md's audit tables).
 
-    python scripts/audit_table.py AUDIT_DIR [AUDIT_DIR ...] [--labels "raw,naive retarget,..."] [--partners]
+    python scripts/audit_table.py AUDIT_DIR [AUDIT_DIR ...] [--labels "raw,naive retarget,..."] [--partners | --channels]
 
 Each AUDIT_DIR is a `dtmr audit` output folder (its audit.json). "AR kept" is against the first audit of a
-raw release among them. `--partners`: the partners' exposure of k-same audits made with `--partners` instead.
+raw release among them. `--partners`: the partners' exposure of k-same audits made with `--partners` instead;
+`--channels`: each side channel's figures.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import sys
 from pathlib import Path
 
 from dtmr.audit.audit_json import read_audit_json
-from dtmr.audit.table import audit_table, partner_table
+from dtmr.audit.table import audit_table, channel_table, partner_table
 from dtmr.errors import DtmrError
 
 
@@ -21,7 +22,9 @@ def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("audits", type=Path, nargs="+")
     parser.add_argument("--labels", help="comma-separated row labels, one per audit")
-    parser.add_argument("--partners", action="store_true", help="the partners' exposure table")
+    which = parser.add_mutually_exclusive_group()
+    which.add_argument("--partners", action="store_true", help="the partners' exposure table")
+    which.add_argument("--channels", action="store_true", help="the side channels' table")
     args = parser.parse_args(argv)
     labels = [s.strip() for s in args.labels.split(",")] if args.labels else None
     if labels is not None and len(labels) != len(args.audits):
@@ -35,7 +38,8 @@ def main(argv: list[str]) -> int:
             print(error, file=sys.stderr)
             return 1
         audits.append(audit)
-    print((partner_table if args.partners else audit_table)(audits, labels))
+    table = partner_table if args.partners else channel_table if args.channels else audit_table
+    print(table(audits, labels))
     return 0
 
 

@@ -26,7 +26,7 @@ def default_audit_path(release: str | Path) -> Path:
 @dataclass(frozen=True)
 class WorstAttacker:
     name: str  # "tcn"
-    form: str  # "adaptive" | "raw-trained"
+    form: str  # "adaptive" | "raw-trained" | "raw-known"
     family: str
     accuracy: float  # percent
     times_chance: float

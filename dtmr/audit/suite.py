@@ -86,6 +86,8 @@ class AuditSettings:
     cache: str | Path | None = None  # None: DIR/../.audit-cache
     #: the best raw re-identification known for this data (%, `--reference`): the calibration warns below it
     reference: float | None = None
+    #: the action recognizers of the utility figures (`--no-utility` leaves them out: a quick privacy screen)
+    utility: bool = True
 
     def epochs_of(self, name: str) -> int | None:
         if DEFAULT_EPOCHS[name] is None:
@@ -397,7 +399,7 @@ def run_audit(release: str | Path, key: str | Path, raw: str | Path, out: str | 
     run = AuditRun(inputs, split, out, settings, log)
     folds = range(len(split.folds))
     keys = [("attack", name, form, k) for name in settings.attackers for form in FORMS for k in folds]
-    if (inputs.key.column("action") >= 0).all():
+    if settings.utility and (inputs.key.column("action") >= 0).all():
         keys += [("utility", form, k) for form in UTILITY_FORMS for k in folds]
     computed = {}
     pending = [k for k in keys if run.stored(k) is None]

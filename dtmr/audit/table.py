@@ -5,12 +5,15 @@ adaptive accuracy and the raw-trained TCN's, both linkages, the metadata verdict
 raw-trained action recognizer's accuracy and, when one of the audits is of a raw release, the share of it
 kept ("AR kept"), and the accuracy of the action recognizer retrained on the release. `partner_table`: the
 k-same audits made with `--partners`, the source's figures beside the partners' (partners.py).
+`channel_table`: each side channel (dtmr/audit/attackers/side_channels.py) of each audit: the subject it names
+from the raw clips (raw-known) and after training on the release (adaptive), and its linkage to the source.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
+from .attacker_names import SIDE_CHANNELS
 from .audit_json import utility_entry
 
 COLUMNS = ("release", "metadata", "worst case", "× chance", "SGN adaptive", "TCN adaptive", "TCN raw-trained",
@@ -92,3 +95,26 @@ def partner_table(audits: Sequence[dict], labels: Sequence[str] | None = None) -
                  f"{min(counts)}–{max(counts)} of {audit['release']['clips']}"]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
+
+
+def channel_table(audits: Sequence[dict], labels: Sequence[str] | None = None) -> str:
+    """The Markdown table of every side channel of `audits` (those that ran it): per channel, subject named
+    raw-known and adaptive (accuracy ± std over folds, × chance) and linkage to the source clip."""
+    labels = labels or [f"{a['release'].get('method', '?')} ({a['release']['file']})" for a in audits]
+    lines = ["| release | channel | subject, raw-known | subject, adaptive | linkage to the source |",
+             "|---|---|---|---|---|"]
+
+    def with_times(entry: dict | None) -> str:
+        return "–" if not entry else f"{_cell(entry)} ({entry['times_chance']:.1f}×)"
+
+    for audit, label in zip(audits, labels):
+        for name in SIDE_CHANNELS:
+            if _attacker(audit, name, "raw-known") is None:
+                continue
+            lines.append(f"| {label} | {name} | {with_times(_attacker(audit, name, 'raw-known'))} | "
+                         f"{with_times(_attacker(audit, name, 'adaptive'))} | {_cell(_linkage(audit, name))} |")
+    chance = audits[0]["chance"] if audits else {}
+    lines.append("")
+    lines.append(f"Chance: re-identification {chance.get('subject', 0):.1f} %, linkage {chance.get('linkage', 0):.2f} %.")
+    return "\n".join(lines)
+

@@ -66,6 +66,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="epochs of the neural attackers, one number or per attacker (sgn=5,tcn=30); "
                         "default: SGN 3, TCN 20")
     p.add_argument("--seed", type=int, default=0, help="seed of the folds and of every attacker's training")
+    p.add_argument("--no-utility", action="store_true",
+                   help="leave out the action recognizers of the utility figures (a quicker privacy screen)")
     p.add_argument("--reference", type=float, metavar="PCT",
                    help="the best re-identification of the raw clips known for this data (docs/audit.md: N-UCLA, "
                         "UI-PRMD): the audit warns when its best attacker stays below it (default: 3 x chance)")
@@ -93,6 +95,8 @@ def _command(args: argparse.Namespace) -> str:
         if value is not None:
             argv += [f"--{name}", str(value)]
     argv += ["--attackers", ",".join(args.attackers), "--seed", str(args.seed)]
+    if args.no_utility:
+        argv.append("--no-utility")
     if args.workers > 1:
         argv += ["--workers", str(args.workers), "--threads-per-worker", str(args.threads_per_worker)]
     return "dtmr audit " + " ".join(shlex.quote(a) for a in argv)
@@ -110,7 +114,7 @@ def run(args: argparse.Namespace) -> int:
     device = str(pick_device(args.device))
     settings = AuditSettings(attackers=tuple(args.attackers), epochs=args.epochs, seed=args.seed,
                              device=device, split=args.split, folds=args.folds, cache=args.cache,
-                             reference=args.reference)
+                             reference=args.reference, utility=not args.no_utility)
     workers = Workers(args.workers, args.threads_per_worker, tuple(worker_devices(args.device, device, args.workers)))
     out = args.out or default_out(args.release)
     audit = run_audit(args.release, args.key, args.raw, out, settings, _command(args), log, workers, args.partners)

@@ -10,8 +10,11 @@ alone linked 90-100 % of released clips to their source before these rules, so e
    between the frames where the joint is finite, and held constant before the first and after the last; a
    joint finite in no frame sits on its parent (its bone has length zero). No NaN is released.
 2. **A fixed length** (`ReleaseOptions.length`, default `RELEASE_FRAMES` = the model's 64 frames): every
-   clip is resampled uniformly in time. The fps is the source's, so a released clip lasts 64 / fps seconds
-   whatever its source lasted: the tempo changes by source frames / 64 (the utility cost, docs/privacy.md).
+   clip is resampled uniformly in time by a cubic (Catmull-Rom) curve through its frames (`smooth_resample`):
+   linear interpolation would leave the upsampled frames on straight segments between the source's, whose
+   spacing gives the source's frame count back (measured: the share of such frames correlated -0.63 with it on
+   N-UCLA). The fps is the source's, so a released clip lasts 64 / fps seconds whatever its source lasted: the
+   tempo changes by source frames / 64 (the utility cost, docs/privacy.md).
 3. **Canonical placement** (`canonical_placement`): the floor under the clip (`dtmr.skeleton.floor`, fitted
    to where its feet stand) becomes the plane y = 0, the first frame's root is above the origin, and the
    first frame's hip line (left hip -> right hip) points along +x about the vertical, the convention of the
@@ -62,6 +65,27 @@ def fill_missing(joints: np.ndarray, topology: str | Topology) -> np.ndarray:
     return joints
 
 
+def smooth_resample(joints: np.ndarray, frames: int) -> np.ndarray:
+    """(T, ...) finite -> (frames, ...): the Catmull-Rom curve through the T frames, sampled at `frames`
+    uniformly spaced times; the first and last frames are kept, T == frames returns a copy, T < 3 is linear."""
+    joints = np.asarray(joints, dtype=np.float64)
+    t = joints.shape[0]
+    if t == frames or t < 3:
+        return resample(joints, frames)
+    pos = np.linspace(0.0, t - 1, frames)
+    i = np.minimum(np.floor(pos).astype(np.int64), t - 2)  # segment [i, i + 1]
+    u = (pos - i).reshape((frames,) + (1,) * (joints.ndim - 1))
+    before, after = np.maximum(i - 1, 0), np.minimum(i + 2, t - 1)
+    p0, p1, p2, p3 = joints[before], joints[i], joints[i + 1], joints[after]
+    # end segments reflect the missing neighbour, so the end tangents are one-sided differences
+    p0 = np.where((i == 0).reshape(u.shape), 2 * p1 - p2, p0)
+    p3 = np.where((i + 1 == t - 1).reshape(u.shape), 2 * p2 - p1, p3)
+    m1, m2 = (p2 - p0) / 2.0, (p3 - p1) / 2.0
+    u2, u3 = u * u, u * u * u
+    out = (2 * u3 - 3 * u2 + 1) * p1 + (u3 - 2 * u2 + u) * m1 + (-2 * u3 + 3 * u2) * p2 + (u3 - u2) * m2
+    return out.astype(np.float32)
+
+
 def _level(normal: np.ndarray) -> np.ndarray:
     """3x3 rotation taking the unit vector `normal` onto +y by the shortest arc."""
     up = np.array([0.0, 1.0, 0.0])
@@ -103,8 +127,8 @@ def release_joints(joints: np.ndarray, topology: str | Topology, length: int | N
     filled = fill_missing(joints, topology)
     out = joints if keep_missing else filled
     if length is not None:
-        out = resample(out, length)
-        filled = resample(filled, length)
+        out = resample(out, length) if keep_missing else smooth_resample(out, length)
+        filled = smooth_resample(filled, length)
     if keep_placement:
         return out
     rotation, offset = placement_transform(filled, topology)

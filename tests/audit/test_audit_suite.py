@@ -164,3 +164,29 @@ def test_on_a_raw_release_the_retrained_action_recognizer_is_the_raw_trained_one
     raw_trained = utility["action_recognition"]["accuracy"]
     assert 40.0 < raw_trained["mean"] < 100.0  # neither chance nor saturated: the equality says something
     assert utility["action_recognition_retrained"]["accuracy"] == raw_trained
+
+
+def test_a_release_that_kept_placement_is_worse_than_a_first_frame_root_nearest_neighbour(synthetic_raw, tmp_path):
+    """Each subject filmed at its own place: the audit's worst case is at least what a plain nearest neighbour
+    on the first frame's root (trained on every raw clip) reaches, and it names the side channel."""
+    from dtmr.skeleton import get_topology
+
+    raw, clips = synthetic_raw
+    rng = np.random.default_rng(0)
+    places = {s: rng.uniform(-2, 2, 3).astype(np.float32) for s in {c.subject for c in clips}}
+    placed = [c.replace(joints=c.joints + places[c.subject]) for c in clips]
+    placed_raw = tmp_path / "placed.h5"
+    ClipLibrary.create(placed_raw, placed).close()
+    release, key = make_release(placed, placed_raw, tmp_path / "kept.h5",
+                                transform=lambda c: c.joints[::-1].copy())  # other motion, same placement
+    audit = run_audit(release, key, placed_raw, tmp_path / "kept.audit",
+                      AuditSettings(attackers=("first-root",), utility=False), log=lambda m: None)
+    root = get_topology(clips[0].topology).root
+    first = np.array([c.joints[-1, root] for c in placed])  # the released clips start where their sources end
+    sources = np.array([c.joints[0, root] for c in placed])
+    subjects = np.array([c.subject for c in placed])
+    plain = 100.0 * np.mean(subjects[np.argmin(((first[:, None] - sources[None]) ** 2).sum(-1), axis=1)] == subjects)
+    assert plain > 90.0
+    assert audit["worst"]["accuracy"] >= plain - 1e-6 and audit["worst"]["name"] == "first-root"
+    assert {f["field"] for f in audit["metadata"]["findings"] if f["severity"] == "fail"} >= {"attrs/placement"}
+    assert audit["calibration"]["best"]["accuracy"] > 0 and "raw" in audit["calibration"]

@@ -174,3 +174,19 @@ def test_real_releases_keep_no_placement_channel(data, tmp_path):
     linked, named, chance = _first_root_links(released, raw)
     assert linked <= 5.0, linked
     assert named <= 2 * chance, (named, chance)
+
+
+def test_resampling_leaves_no_straight_segments_that_would_give_the_source_length_back(demo_clips):
+    """Linear upsampling puts the new frames on straight lines between the source's, and how many there are
+    says how long the source was; the release's cubic resampling does not."""
+    from dtmr.audit.attackers.side_channels import dropouts
+    from dtmr.skeleton import resample
+
+    for clip in demo_clips[:6]:
+        short = clip.joints[: clip.num_frames // 4]  # upsampled about 4 times
+        joints = clip.num_joints
+        linear = dropouts(clip.replace(joints=resample(short, RELEASE_FRAMES)))[2 * joints:]
+        released = dropouts(clip.replace(joints=release_joints(short, clip.topology)))[2 * joints:]
+        assert linear.mean() > 0.3 and released.mean() < 0.02
+        out = release_joints(short, clip.topology, keep_placement=True)
+        np.testing.assert_allclose(out[[0, -1]], short[[0, -1]], atol=1e-5)  # the ends are the source's
