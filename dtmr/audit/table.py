@@ -5,6 +5,8 @@ adaptive accuracy and the raw-trained TCN's, both linkages, the metadata verdict
 raw-trained action recognizer's accuracy and, when one of the audits is of a raw release, the share of it
 kept ("AR kept"), and the accuracy of the action recognizer retrained on the release. `partner_table`: the
 k-same audits made with `--partners`, the source's figures beside the partners' (partners.py).
+`suite_table`: the figures of the full suite (issue 40): the worst case, the strongest learned attacker, the
+ensemble, the strongest side channel and raw-known attacker, the calibration, action and motion kept.
 `channel_table`: each side channel (dtmr/audit/attackers/side_channels.py) of each audit: the subject it names
 from the raw clips (raw-known) and after training on the release (adaptive), and its linkage to the source.
 """
@@ -116,5 +118,56 @@ def channel_table(audits: Sequence[dict], labels: Sequence[str] | None = None) -
     chance = audits[0]["chance"] if audits else {}
     lines.append("")
     lines.append(f"Chance: re-identification {chance.get('subject', 0):.1f} %, linkage {chance.get('linkage', 0):.2f} %.")
+    return "\n".join(lines)
+
+
+SUITE_COLUMNS = ("release", "metadata", "worst case", "× chance", "best learned, adaptive", "ensemble, adaptive",
+                 "best side channel", "best raw-known", "suite on raw clips (calibration)", "AR", "AR kept",
+                 "motion kept")
+
+
+def _best(audit: dict, keep) -> str:
+    """The highest-scoring attacker entry that `keep(entry)` accepts, as "acc ± std (name, form)"."""
+    rows = [a for a in audit.get("attackers", []) if keep(a)]
+    if not rows:
+        return "–"
+    top = max(rows, key=lambda a: a["accuracy"]["mean"])
+    return f"{_cell(top)} ({top['name']}, {top['form']})"
+
+
+def suite_table(audits: Sequence[dict], labels: Sequence[str] | None = None) -> str:
+    """The Markdown table of `audits` under the full suite (SUITE_COLUMNS); AR kept against the first raw
+    release among them, as `audit_table`."""
+    from .attacker_names import LEARNED
+
+    labels = labels or [f"{a['release'].get('method', '?')} ({a['release']['file']})" for a in audits]
+    raw = next((a for a in audits if a["release"].get("method") == "raw" and utility_entry(a)), None)
+    lines = ["| " + " | ".join(SUITE_COLUMNS) + " |", "|" + "---|" * len(SUITE_COLUMNS)]
+    for audit, label in zip(audits, labels):
+        worst = audit["worst"]
+        failed = sorted({f["field"] for f in audit["metadata"]["findings"] if f["severity"] == "fail"})
+        action = utility_entry(audit)
+        kept = "–"
+        if action and raw is not None and utility_entry(raw)["accuracy"]["mean"] > 0:
+            kept = f"{100.0 * action['accuracy']['mean'] / utility_entry(raw)['accuracy']['mean']:.0f} %"
+        calibration = audit.get("calibration") or {}
+        best_raw = calibration.get("best")
+        amplitude = (audit.get("utility") or {}).get("motion_amplitude_kept") or {}
+        cells = [label, "passed" if not failed else "**fails**: " + ", ".join(failed),
+                 f"**{_cell(_attacker(audit, worst['name'], worst['form']))}** ({worst['name']}, {worst['form']})",
+                 f"{worst['times_chance']:.1f}×",
+                 _best(audit, lambda a: a["name"] in LEARNED and a["form"] == "adaptive"),
+                 _cell(_attacker(audit, "ensemble", "adaptive")),
+                 _best(audit, lambda a: a["name"] in SIDE_CHANNELS),
+                 _best(audit, lambda a: a["form"] == "raw-known"),
+                 "–" if not best_raw else f"{best_raw['accuracy']:.1f} ({best_raw['name']})"
+                 + (" ⚠" if calibration.get("warning") else ""),
+                 _cell(action), kept,
+                 "–" if amplitude.get("median") is None else f"{amplitude['median']:.2f}"]
+        lines.append("| " + " | ".join(cells) + " |")
+    chance = audits[0]["chance"] if audits else {}
+    lines.append("")
+    lines.append(f"Chance: re-identification {chance.get('subject', 0):.1f} %. ⚠: the calibration warns (the "
+                 "suite's best figure on the raw clips is below the reference).")
     return "\n".join(lines)
 

@@ -11,7 +11,7 @@ from audit_releases import make_release
 from dtmr.cli import main
 from dtmr.io.library import ClipLibrary
 
-FAST = ["--attackers", "bone-lengths"]
+FAST = ["--attackers", "bone-lengths", "--epochs", "tcn=2"]
 
 
 def test_audit_writes_next_to_the_release_and_records_its_command(synthetic_raw, tmp_path, capsys):
