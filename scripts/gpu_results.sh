@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The GPU run behind docs/RESULTS.md's N-UCLA and UI-PRMD tables: one call on a lent GPU machine.
+# The GPU run behind docs/experiments.md's N-UCLA and UI-PRMD tables: one call on a lent GPU machine.
 #
 #   bash scripts/gpu_results.sh OUT [BUDGET_S]
 #
@@ -11,7 +11,7 @@
 # gets results.tar.gz (the tables, every log, the training events) and summary.txt.
 #
 # Needs, beside the checkout: runs/<set>.h5 (`dtmr data import`), runs/<set>/recognizers/{action,subject}.pt
-# and runs/<set>/dtmr_b0.2/model.pt (the commands in docs/RESULTS.md). Settings can be changed through the
+# and runs/<set>/dtmr_b0.2/model.pt (the commands in docs/experiments.md). Settings can be changed through the
 # environment (a dry run on the CPU: DEVICE=cpu DATASETS=synthetic PAPER_EPOCHS=1,1,1 ...).
 set -u
 OUT=${1:?usage: gpu_results.sh OUT [BUDGET_S]}

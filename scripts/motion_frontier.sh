@@ -10,7 +10,7 @@
 # K: `--partners cluster-mean --timing template`). k-same audits measure the partners' exposure too
 # (`--partners`, docs/audit.md). One CPU thread; run two data sets side by side on two
 # cores. Every step is skipped when its output exists, so a stopped run resumes. The audits use
-# `--attackers tcn,bone-lengths` (the 3-epoch SGN was never the worst case, docs/RESULTS.md) and
+# `--attackers tcn,bone-lengths` (the 3-epoch SGN was never the worst case, docs/experiments.md) and
 # the audit's other defaults, like the published raw/naive/DMR/DisentangledTMR audits.
 set -euo pipefail
 

@@ -1,5 +1,5 @@
 """The privacy/utility frontier of several audits of one data set (dtmr/audit/frontier.py): writes the PNG and
-prints the frontier table as Markdown (docs/RESULTS.md, issue 19).
+prints the frontier table as Markdown (docs/experiments.md, issue 19).
 
     python scripts/plot_frontier.py AUDIT_DIR [AUDIT_DIR ...] --labels "raw,naive retarget,..." \
         --title "N-UCLA" --out docs/results/frontier_nwucla.png

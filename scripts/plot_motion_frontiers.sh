@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The N-UCLA, UI-PRMD and synthetic frontiers of docs/RESULTS.md ("Motion anonymizers") from every audit
+# The N-UCLA, UI-PRMD and synthetic frontiers of docs/experiments.md ("Motion anonymizers") from every audit
 # published under docs/results/audit (a missing one is left out); the tables go to
 # build/frontier_{nwucla,uiprmd,synthetic}.md. Audits with one label are trainings of one setting: one point,
 # mean ± std.

@@ -6,7 +6,7 @@
 #
 # D: nwucla, uiprmd or synthetic (the library runs/D.h5, made by scripts/motion_frontier.sh).
 # RESIDUAL: naive, retimed-naive or ksame3 (the k-same residual with k = 3). Each setting is the data set's
-# own best recipe of the `small` preset (docs/RESULTS.md), only the residual and β changed, 1,024
+# own best recipe of the `small` preset (docs/experiments.md), only the residual and β changed, 1,024
 # quadruplets, batch 8:
 # - nwucla: epochs 4,4,3, output identity adversary at lr 1e-3 with warmed output critics and weight 1;
 # - uiprmd: epochs 4,4,3, no output action CE (N-UCLA's output adversary breaks UI-PRMD's releases: "UI-PRMD:

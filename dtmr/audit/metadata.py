@@ -106,7 +106,9 @@ def channel_findings(attrs: dict) -> list[dict]:
     """Failures for the source channels a release says it kept (dtmr/release/channels.py): camera-space
     placement and the missing-joint pattern. A release written before these channels were removed has no
     attribute saying so, and kept both."""
-    if attrs.get("release_format") != "dtmr-release":
+    from ..release.release import RELEASE_FORMAT
+
+    if attrs.get("release_format") != RELEASE_FORMAT:
         return []
     out = []
     if attrs.get("placement") != "canonical":

@@ -47,10 +47,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                     "length, dropouts, amplitude and speed), each trained on raw clips, on released clips "
                     "labelled through the key (adaptive) and on every raw clip (raw-known: the raw data set is "
                     "public), their ensemble, linkage of released clips to their raw sources, and each "
-                    "attacker's figure on the raw clips (calibration). The default epochs "
-                    "(SGN 3, TCN 20) audit one N-UCLA release over 3 folds in about 10 minutes on one CPU core "
-                    "once the raw-trained attackers are cached (the first audit of a data set trains those "
-                    "too: about twice as long); more epochs make stronger attackers (docs/audit.md).",
+                    "attacker's figure on the raw clips (calibration). SGN trains 3 epochs; the TCN and the ST-GCN "
+                    "train until a held-out part stops improving (at most 80 epochs); the cost per data set is "
+                    "in docs/audit.md.",
         formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     p.add_argument("release", metavar="RELEASE", help="the released clip library (.h5)")
     p.add_argument("--key", required=True, help="the release's key (RELEASE.key.json)")
@@ -64,7 +63,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="comma-separated, of " + ",".join(ATTACKER_NAMES))
     p.add_argument("--epochs", type=_epochs, metavar="N|NAME=N,...",
                    help="epochs of the neural attackers, one number or per attacker (sgn=5,tcn=30); "
-                        "default: SGN 3, TCN 20")
+                        "default: SGN 3; TCN and ST-GCN at most 80, stopping earlier on a held-out part")
     p.add_argument("--seed", type=int, default=0, help="seed of the folds and of every attacker's training")
     p.add_argument("--no-utility", action="store_true",
                    help="leave out the action recognizers of the utility figures (a quicker privacy screen)")

@@ -15,7 +15,7 @@ alone linked 90-100 % of released clips to their source before these rules, so e
    spacing gives the source's frame count back (measured: the share of such frames correlated -0.63 with it on
    N-UCLA). The fps is the source's, so a released clip lasts 64 / fps seconds whatever its source lasted: the
    tempo changes by source frames / 64 (the utility cost, docs/privacy.md).
-3. **Canonical placement** (`canonical_placement`): the floor under the clip (`dtmr.skeleton.floor`, fitted
+3. **Canonical placement** (`placement_transform`): the floor under the clip (`dtmr.skeleton.floor`, fitted
    to where its feet stand) becomes the plane y = 0, the first frame's root is above the origin, and the
    first frame's hip line (left hip -> right hip) points along +x about the vertical, the convention of the
    model's input (DESIGN §2.3; a Kinect subject facing the camera already stands so). The trajectory within
@@ -110,12 +110,6 @@ def placement_transform(joints: np.ndarray, topology: str | Topology) -> tuple[n
     turn = yaw_rotation(first[topo.right_hip] - first[topo.left_hip]).astype(np.float64)
     origin = np.array([first[topo.root, 0], floor.offset, first[topo.root, 2]])
     return turn @ level, -(turn @ origin)
-
-
-def canonical_placement(joints: np.ndarray, topology: str | Topology) -> np.ndarray:
-    """(T, J, 3) finite joints -> the same motion placed canonically (`placement_transform`)."""
-    rotation, offset = placement_transform(joints, topology)
-    return (np.asarray(joints, dtype=np.float64) @ rotation.T + offset).astype(np.float32)
 
 
 def release_joints(joints: np.ndarray, topology: str | Topology, length: int | None = RELEASE_FRAMES,

@@ -14,7 +14,7 @@ from dtmr.cli import main
 from dtmr.io.library import ClipLibrary
 from dtmr.io.sources import open_clip_source
 from dtmr.release import anonymize
-from dtmr.release.channels import RELEASE_FRAMES, canonical_placement, fill_missing, release_joints
+from dtmr.release.channels import RELEASE_FRAMES, fill_missing, release_joints
 from dtmr.release.release import open_release
 from dtmr.resources import resource_path
 from dtmr.skeleton import get_topology
@@ -76,7 +76,7 @@ def test_a_tilted_camera_is_levelled_and_the_floor_is_y_zero(demo_clips):
     tilted = walking @ _yaw_tilt(0.3, np.radians(15.0)).T.astype(np.float32) + np.float32(1.0)
     before = fit_floor(tilted, topo).tilt_degrees
     assert before > 10.0
-    placed = canonical_placement(tilted, topo)
+    placed = release_joints(tilted, topo, length=None)
     floor = fit_floor(placed, topo)
     # the fitted floor is levelled; refitting finds the part of the tilt the first fit's shrinkage left
     assert floor.tilt_degrees < before / 2 and abs(floor.offset) < 0.01
