@@ -8,7 +8,7 @@ import argparse
 import contextlib
 
 from ..terminal import Progress
-from .arguments import positive_int
+from .arguments import attacker_epochs, positive_int
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -39,6 +39,11 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="release at the most useful setting whose full audit (dtmr audit, INPUT as the raw clips) "
                         "re-identifies at most this multiple of chance or rate: a k-same file's k, then larger k; "
                         "no release when none does (docs/privacy.md; minutes per setting: docs/audit.md)")
+    p.add_argument("--audit-split", metavar="NAME",
+                   help="with --max-risk: audit each setting on this named split, one fold (default: 3 folds "
+                        "by repetition, view or subject, three times the cost)")
+    p.add_argument("--audit-epochs", type=attacker_epochs, metavar="N|NAME=N,...",
+                   help="with --max-risk: the audit's neural attackers' epochs (as dtmr audit --epochs)")
     p.add_argument("--with-provenance", action="store_true",
                    help="write the internal, un-scrubbed library (source order, names, subjects, provenance), "
                         "marked as such; never publish it")
@@ -69,6 +74,7 @@ def run(args: argparse.Namespace) -> int:
         parse_keep,
         parse_length,
     )
+    from ..errors import DtmrError
     from ..release.distributed import is_main_process
     from ..release.key import key_path_for
 
@@ -76,6 +82,8 @@ def run(args: argparse.Namespace) -> int:
                              with_provenance=args.with_provenance, keep_placement=args.keep_placement,
                              keep_missing=args.keep_missing)
     batch = parse_batch(args.batch)
+    if args.max_risk is None and (args.audit_split or args.audit_epochs):
+        raise DtmrError("--audit-split and --audit-epochs choose the audits of --max-risk: give --max-risk too")
     if args.max_risk is not None:
         return _run_to_risk(args, options, batch)
     main = is_main_process()  # under torchrun, rank 0 draws the one bar and reports
@@ -99,6 +107,7 @@ def _run_to_risk(args: argparse.Namespace, options, batch) -> int:
 
     from ..audit.suite import AuditSettings
     from ..errors import DtmrError
+    from ..parallel import Workers, worker_devices
     from ..release.distributed import torchrun_world_size
     from ..release.key import key_path_for
     from ..release.risk_target import RiskTarget, anonymize_to_risk
@@ -113,9 +122,11 @@ def _run_to_risk(args: argparse.Namespace, options, batch) -> int:
     def log(message: str) -> None:
         print(message, file=sys.stderr, flush=True)
 
-    settings = AuditSettings(device=str(pick_device(args.device)))
+    device = pick_device(args.device)
+    settings = AuditSettings(device=str(device), split=args.audit_split, epochs=args.audit_epochs)
+    audit_workers = Workers(args.workers, 1, tuple(worker_devices(args.device, device, args.workers)))
     outcome = anonymize_to_risk(args.input, args.output, target, model=args.model, method=args.method,
-                                audit_settings=settings, log=log, references=args.references, seed=args.seed,
+                                audit_settings=settings, audit_workers=audit_workers, log=log, references=args.references, seed=args.seed,
                                 device=args.device, options=options, chunk=args.chunk, workers=args.workers,
                                 batch=batch, precision=args.precision, cuda_graph=args.cuda_graph)
     print(f"wrote release {args.output} at {outcome['setting']}, the first setting whose audit meets {target}")

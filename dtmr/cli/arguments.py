@@ -13,3 +13,20 @@ def positive_int(text: str) -> int:
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
     return value
+
+
+def attacker_epochs(text: str) -> int | dict[str, int]:
+    """`--epochs`: `N` for every neural attacker, or `sgn=5,tcn=30` per attacker."""
+    from ..audit.attacker_names import ATTACKER_NAMES, UNTRAINED
+
+    if "=" not in text:
+        return positive_int(text)
+    epochs = {}
+    for item in text.split(","):
+        name, _, value = item.partition("=")
+        name = name.strip()
+        if name not in ATTACKER_NAMES or name in UNTRAINED:
+            raise argparse.ArgumentTypeError(f"no epochs for {name!r} (neural attackers: "
+                                             f"{', '.join(n for n in ATTACKER_NAMES if n not in UNTRAINED)})")
+        epochs[name] = positive_int(value.strip())
+    return epochs

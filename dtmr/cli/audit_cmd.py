@@ -11,8 +11,8 @@ import argparse
 import shlex
 import sys
 
-from ..audit.attacker_names import ATTACKER_NAMES, UNTRAINED
-from .arguments import positive_int
+from ..audit.attacker_names import ATTACKER_NAMES
+from .arguments import attacker_epochs, positive_int
 
 
 def _attackers(text: str) -> tuple[str, ...]:
@@ -22,21 +22,6 @@ def _attackers(text: str) -> tuple[str, ...]:
         raise argparse.ArgumentTypeError(f"unknown attacker(s) {', '.join(bad) or '(none)'} "
                                          f"(known: {', '.join(ATTACKER_NAMES)})")
     return names
-
-
-def _epochs(text: str) -> int | dict[str, int]:
-    """`N` for every neural attacker, or `sgn=5,tcn=30` per attacker."""
-    if "=" not in text:
-        return positive_int(text)
-    epochs = {}
-    for item in text.split(","):
-        name, _, value = item.partition("=")
-        name = name.strip()
-        if name not in ATTACKER_NAMES or name in UNTRAINED:
-            raise argparse.ArgumentTypeError(f"no epochs for {name!r} (neural attackers: "
-                                             f"{', '.join(n for n in ATTACKER_NAMES if n not in UNTRAINED)})")
-        epochs[name] = positive_int(value.strip())
-    return epochs
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -61,7 +46,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--out", metavar="DIR", help="output folder (default: RELEASE without suffix + .audit)")
     p.add_argument("--attackers", type=_attackers, default=ATTACKER_NAMES, metavar="LIST",
                    help="comma-separated, of " + ",".join(ATTACKER_NAMES))
-    p.add_argument("--epochs", type=_epochs, metavar="N|NAME=N,...",
+    p.add_argument("--epochs", type=attacker_epochs, metavar="N|NAME=N,...",
                    help="epochs of the neural attackers, one number or per attacker (sgn=5,tcn=30); "
                         "default: SGN 3; TCN and ST-GCN at most 80, stopping earlier on a held-out part")
     p.add_argument("--seed", type=int, default=0, help="seed of the folds and of every attacker's training")

@@ -113,11 +113,12 @@ def _utility(audit: dict) -> str:
 
 
 def anonymize_to_risk(input_path: str | Path, output: str | Path, target: RiskTarget, *, model: str | Path | None,
-                      method: str | None, audit_settings, log: Callable[[str], None] = print,
-                      **anonymize_kwargs) -> dict:
+                      method: str | None, audit_settings, audit_workers=None,
+                      log: Callable[[str], None] = print, **anonymize_kwargs) -> dict:
     """Release `input_path` to `output` at the first setting of the ladder whose audit meets `target`;
     returns {"setting", "audit", "tried": [{"setting", "worst", "figure", "utility", "met"}]}. Raises DtmrError
-    (and writes no release) when no setting meets it. `anonymize_kwargs` go to `anonymize_source`."""
+    (and writes no release) when no setting meets it. `audit_workers` (parallel.Workers) computes each audit's
+    cells in that many processes; `anonymize_kwargs` go to `anonymize_source`."""
     from ..audit.audit_json import default_out
     from ..audit.suite import run_audit
     from .anonymize import anonymize_source
@@ -137,7 +138,7 @@ def anonymize_to_risk(input_path: str | Path, output: str | Path, target: RiskTa
             anonymize_source(input_path, release, model=rung.model, method=rung.method, **anonymize_kwargs)
             log(f"{rung.label}: auditing")
             audit = run_audit(release, key_path_for(release), input_path, default_out(release), settings,
-                              command="", log=log)
+                              command="", log=log, workers=audit_workers)
             met = target.met_by(audit)
             row = {"setting": rung.label, "worst": f"{audit['worst']['name']} ({audit['worst']['form']})",
                    "figure": target.figure(audit), "utility": _utility(audit), "met": met}

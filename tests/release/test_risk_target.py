@@ -101,19 +101,24 @@ def test_no_release_is_written_when_no_setting_meets_the_target(fitted, tmp_path
     assert not (tmp_path / "release.h5.risk").exists()
 
 
-def test_the_command_releases_a_parameter_free_method_that_meets_a_loose_target(fitted, tmp_path, capsys,
-                                                                               monkeypatch):
-    from dtmr.audit.attackers import DEFAULT_EPOCHS
-
-    for name in ("sgn", "tcn", "stgcn"):  # every attacker runs, each briefly: the test is about the command
-        monkeypatch.setitem(DEFAULT_EPOCHS, name, 1)
+def test_the_command_releases_a_parameter_free_method_that_meets_a_loose_target(fitted, tmp_path, capsys):
     library, _ = fitted
     out = tmp_path / "naive.h5"
+    # every attacker runs, each for one epoch on one named fold: the test is about the command
     code = main(["anonymize", str(library), "--method", "naive", "--max-risk", "100%", "--device", "cpu",
-                 "-o", str(out)])
+                 "--audit-split", "synthetic", "--audit-epochs", "1", "-o", str(out)])
     assert code == 0
     printed = capsys.readouterr().out
     assert "at naive, the first setting whose audit meets 100 % re-identified" in printed
     assert read_key(key_path_for(out)).method == "naive"
     audit = json.loads((tmp_path / "naive.audit" / "audit.json").read_text())
     assert audit["worst"]["accuracy"] <= 100.0 and audit["calibration"]["raw"]
+    assert audit["split"]["name"] == "synthetic" and audit["split"]["folds"] == 1
+
+
+def test_the_audit_options_need_max_risk(fitted, tmp_path, capsys):
+    library, _ = fitted
+    assert main(["anonymize", str(library), "--method", "naive", "--audit-split", "synthetic",
+                 "-o", str(tmp_path / "naive.h5")]) != 0
+    assert "give --max-risk too" in capsys.readouterr().err
+    assert not (tmp_path / "naive.h5").exists()
