@@ -87,7 +87,7 @@ def test_epochs_take_one_number_or_one_per_attacker():
     import argparse
 
     from dtmr.audit.suite import AuditSettings
-    from dtmr.cli.audit_cmd import _epochs
+    from dtmr.cli.arguments import attacker_epochs as _epochs
 
     assert _epochs("7") == 7
     per_attacker = _epochs("tcn=30, sgn=5")
