@@ -14,13 +14,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from dtmr.data.label_set import LabelSet
+from dtmr.methods import DTMR
 from dtmr.models.checkpoint_header import CheckpointHeader, read_checkpoint_header
 from dtmr.models.pairing import CHECKPOINT_SUFFIXES, find_full_model, scan_checkpoints
 
 #: one catalogue entry is one checkpoint header
 CheckpointInfo = CheckpointHeader
-#: the β selected first when no model was chosen before (DESIGN §3: 0.2 is the recommended trade-off)
-RECOMMENDED_BETA = 0.2
+#: the β selected first when no model was chosen before (dtmr.methods: the recommended trade-off, DESIGN §3)
+RECOMMENDED_BETA = DTMR.recommended["beta"]
 
 __all__ = ["CHECKPOINT_SUFFIXES", "RECOMMENDED_BETA", "CheckpointInfo", "CheckpointProblem", "ModelCatalog",
            "build_catalog", "other_data_set_note", "read_checkpoint_info"]

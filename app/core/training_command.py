@@ -19,17 +19,15 @@ import dtmr
 from dtmr.cli.train_cmd import MAX_BATCH, MAX_QUADRUPLETS, parse_loss_weight
 from dtmr.data.splits import SPLITS, split_indices
 from dtmr.errors import DtmrError
-from dtmr.train.presets import PRESETS
+from dtmr.methods import NAIVE_RESIDUAL, display_name
+from dtmr.train.presets import PRESETS, TRAINABLE_METHODS
 
-#: `--model-option residual=naive` (one of `dtmr.models.config.RESIDUALS`, not imported here: dtmr.models loads
-#: torch, which the Studio imports only when a model is used); the paper's residual is "source"
-NAIVE_RESIDUAL = "naive"
 #: `--model-option output_head=kinematic` (one of `dtmr.models.config.OUTPUT_HEADS`): root + bone directions on
 #: the reference's bone lengths, a body by construction; the paper's head predicts joint coordinates
 KINEMATIC_OUTPUT = "kinematic"
-#: `dtmr train --method` choices and their names; the first is `dtmr train`'s default
-METHODS = {"dtmr": "DisentangledTMR", "dmr": "DMR", "pmr": "PMR"}
-DEFAULT_METHOD = "dtmr"
+#: `dtmr train --method` choices and their names (dtmr.methods); the first is `dtmr train`'s default
+DEFAULT_METHOD = TRAINABLE_METHODS[0]
+METHODS = {name: display_name(name) for name in TRAINABLE_METHODS}
 #: the file `dtmr train` keeps its resumable state in (`dtmr.train.loop.STATE_FILE`; that module loads torch)
 STATE_FILE = "train_state.pt"
 #: when a library fits several named splits (NTU fits both of its own; UI-PRMD's, which checks only that
@@ -140,7 +138,7 @@ def training_arguments(config: TrainingConfig) -> list[str]:
         if rate is not None:
             args += [flag, f"{rate:g}"]
     if config.naive_residual:
-        args += ["--model-option", f"residual={NAIVE_RESIDUAL}"]
+        args += ["--model-option", f"residual={NAIVE_RESIDUAL.name}"]
     if config.kinematic_output:
         args += ["--model-option", f"output_head={KINEMATIC_OUTPUT}"]
     if config.warm_output_critics:

@@ -24,6 +24,7 @@ from pathlib import Path
 
 from ..errors import DtmrError
 from ..io.atomic import atomic_write
+from ..methods import NAIVE, RAW
 from .audit_json import utility_entry
 
 #: the utility goal: share of the raw release's action recognition a release keeps
@@ -59,10 +60,10 @@ def _raw_trained_action(audit: dict) -> float:
     return action
 
 
-def frontier_points(audits: Sequence[dict], labels: Sequence[str], yardstick: str = "naive") -> list[FrontierPoint]:
+def frontier_points(audits: Sequence[dict], labels: Sequence[str], yardstick: str = NAIVE.name) -> list[FrontierPoint]:
     """The points of `audits` (audit.json contents, one of them of the raw release), labelled `labels`; the
     release whose method is `yardstick` is marked. A DtmrError when no audit is of a raw release."""
-    raw = next((a for a in audits if a["release"].get("method") == "raw"), None)
+    raw = next((a for a in audits if a["release"].get("method") == RAW.name), None)
     if raw is None:
         raise DtmrError("the frontier needs the audit of the raw release (action kept is relative to it)")
     raw_action = _raw_trained_action(raw)

@@ -40,9 +40,9 @@ def _chooser(anonymizer) -> tuple[KSameMotion, bool]:
     model = anonymizer.model
     if isinstance(model, KSameMotion):
         return model, False
-    ksame = getattr(model, "ksame", None)
-    if isinstance(ksame, KSameMotion):
-        return ksame, True
+    kind = getattr(model, "residual_kind", None)  # a DisentangledTMR's residual (dtmr.methods.RESIDUALS)
+    if kind is not None and kind.averaged:
+        return model.ksame, True
     raise DtmrError(f"{anonymizer.source}: a {anonymizer.method} model has no partners (only k-same and a "
                     "DisentangledTMR with the k-same residual average other people's clips)")
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from ..methods import RAW
 from .attacker_names import SIDE_CHANNELS
 from .audit_json import utility_entry
 
@@ -46,7 +47,7 @@ def audit_table(audits: Sequence[dict], labels: Sequence[str] | None = None) -> 
     """The Markdown table of `audits` (audit.json contents), one row each, labelled by `labels` (default: the
     release's method and file). AR kept is against the first audit of a raw release among them."""
     labels = labels or [f"{a['release'].get('method', '?')} ({a['release']['file']})" for a in audits]
-    raw = next((a for a in audits if a["release"].get("method") == "raw" and utility_entry(a)), None)
+    raw = next((a for a in audits if a["release"].get("method") == RAW.name and utility_entry(a)), None)
     lines = ["| " + " | ".join(COLUMNS) + " |", "|" + "---|" * len(COLUMNS)]
     for audit, label in zip(audits, labels):
         worst = audit["worst"]
@@ -141,7 +142,7 @@ def suite_table(audits: Sequence[dict], labels: Sequence[str] | None = None) -> 
     from .attacker_names import LEARNED
 
     labels = labels or [f"{a['release'].get('method', '?')} ({a['release']['file']})" for a in audits]
-    raw = next((a for a in audits if a["release"].get("method") == "raw" and utility_entry(a)), None)
+    raw = next((a for a in audits if a["release"].get("method") == RAW.name and utility_entry(a)), None)
     lines = ["| " + " | ".join(SUITE_COLUMNS) + " |", "|" + "---|" * len(SUITE_COLUMNS)]
     for audit, label in zip(audits, labels):
         worst = audit["worst"]

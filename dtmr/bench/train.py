@@ -20,9 +20,10 @@ import tempfile
 import time
 
 from ..cli.arguments import positive_int
-from ..train.presets import PRESETS
+from ..methods import DTMR, display_name
+from ..train.presets import PRESETS, TRAINABLE_METHODS
 
-METHODS = ("dtmr", "dmr", "pmr")
+METHODS = TRAINABLE_METHODS
 
 
 def register(subparsers) -> None:
@@ -98,7 +99,7 @@ def _measure_dtmr_stage(trainer, stage: int, steps: int) -> dict:
 def measure_training(data, method: str, *, preset: str = "paper", batch: int | None = None,
                      quadruplets: int | None = None, epochs: tuple[int, ...] | None = None, steps: int = 3,
                      device: str | None = None, model_overrides: dict | None = None) -> dict:
-    """Per stage of `method` ("dtmr", "dmr", "pmr") on `data` (a `TrainingData`): seconds per step, steps
+    """Per stage of `method` (one of METHODS) on `data` (a `TrainingData`): seconds per step, steps
     per epoch, epochs and the projected seconds; plus their total. `model_overrides` (DTMRConfig fields)
     is for tests' tiny models."""
     from ..errors import DtmrError
@@ -108,7 +109,7 @@ def measure_training(data, method: str, *, preset: str = "paper", batch: int | N
         raise DtmrError(f"unknown method {method!r} (known: {', '.join(METHODS)})")
     ctx = DistributedContext(device=pick_device(device))
     with tempfile.TemporaryDirectory(prefix="dtmr-bench-train-") as out:
-        if method == "dtmr":
+        if method == DTMR.name:
             trainer = _dtmr_trainer(data, ctx, out, preset, batch, quadruplets, epochs, model_overrides)
             measure = _measure_dtmr_stage
         else:
@@ -127,10 +128,10 @@ def measure_training(data, method: str, *, preset: str = "paper", batch: int | N
             per_epoch = trainer.steps_per_epoch(stage)
             stages.append({"stage": stage, "name": name, "epochs": n_epochs, "steps_per_epoch": per_epoch,
                            **timing, "projected_s": timing["seconds_per_step"] * per_epoch * n_epochs})
-        size = trainer.batch if method != "dtmr" else trainer.config.batch
+        size = trainer.batch if method != DTMR.name else trainer.config.batch
     result = {"method": method, "device": str(ctx.device), "batch": size, "timed_steps": steps,
               "stages": stages, "projected_s": sum(s["projected_s"] for s in stages)}
-    if method == "dtmr":
+    if method == DTMR.name:
         result["preset"] = preset
     return result
 
@@ -145,7 +146,7 @@ def _duration(seconds: float) -> str:
 
 def _print_report(results: list[dict], threads: int) -> None:
     for result in results:
-        title = {"dtmr": f"DisentangledTMR {result.get('preset')}", "dmr": "DMR", "pmr": "PMR"}[result["method"]]
+        title = display_name(result["method"]) + (f" {result.get('preset')}" if result["method"] == DTMR.name else "")
         print(f"{title} on {result['device']} ({threads} threads), batch {result['batch']}, "
               f"mean of {result['timed_steps']} steps per stage after a warm-up step")
         for s in result["stages"]:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 
+from ..methods import names
 from ..terminal import Progress
 from .arguments import attacker_epochs, positive_int
 
@@ -19,7 +20,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("input", help=".skeleton file or folder, .npz data set or .h5 library")
     how = p.add_mutually_exclusive_group(required=True)
     how.add_argument("--model", help="checkpoint (DisentangledTMR, DMR, PMR, ...)")
-    how.add_argument("--method", choices=("raw", "noise", "naive"),
+    how.add_argument("--method", choices=names("parameter-free"),
                      help="a parameter-free method instead of a checkpoint (raw: the clips unchanged)")
     p.add_argument("--references", help="where references are drawn from (default: INPUT itself)")
     p.add_argument("--seed", type=int, default=0, help="seed of the reference draws (not of the clip order)")

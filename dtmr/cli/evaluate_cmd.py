@@ -14,11 +14,14 @@ import shlex
 import sys
 from pathlib import Path
 
+from ..methods import DMR, PMR, names
 from .arguments import positive_int
 
-BASELINES = ("raw", "noise", "naive", "dmr", "pmr")
+#: the baselines trained here when no checkpoint of theirs is given
+TRAINED_BASELINES = (DMR.name, PMR.name)
+BASELINES = (*names("parameter-free"), *TRAINED_BASELINES)
 #: a tenth of the public schedules (PMR 295 epochs, DMR 225), enough to converge on the small data sets here
-CPU_BASELINE_EPOCHS = {"pmr": (1, 2, 2, 5, 10, 10), "dmr": (1, 2, 10, 10)}
+CPU_BASELINE_EPOCHS = {PMR.name: (1, 2, 2, 5, 10, 10), DMR.name: (1, 2, 10, 10)}
 
 
 def _baselines(text: str) -> list[str]:
@@ -34,8 +37,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--data", required=True)
     p.add_argument("--split", required=True)
     p.add_argument("--model", action="append", default=[], help="a checkpoint (repeat for several)")
-    p.add_argument("--baselines", type=_baselines, default=["raw", "noise", "naive"],
-                   help="comma-separated: raw,noise,naive,dmr,pmr (default raw,noise,naive)")
+    p.add_argument("--baselines", type=_baselines, default=list(names("parameter-free")),
+                   help=f"comma-separated: {','.join(BASELINES)} (default {','.join(names('parameter-free'))})")
     p.add_argument("--recognizers", help="folder with the raw-trained action.pt and subject.pt evaluators")
     p.add_argument("--seeds", type=int, default=5)
     p.add_argument("--out", required=True)
@@ -67,7 +70,7 @@ def _baseline_epochs(items: list[str]) -> dict[str, tuple[int, ...]]:
     for item in items:
         method, _, values = item.partition("=")
         if method not in out:
-            raise DtmrError(f"--baseline-epochs: unknown method {method!r} (dmr or pmr)")
+            raise DtmrError(f"--baseline-epochs: unknown method {method!r} ({' or '.join(TRAINED_BASELINES)})")
         try:
             out[method] = tuple(int(v) for v in values.split(","))
         except ValueError:
@@ -82,7 +85,8 @@ def run(args: argparse.Namespace) -> int:
     from ..eval.cells import EvalJob, evaluate
     from ..eval.methods import EvalMethod, checkpoint_method
     from ..eval.protocol import EvalSettings, chance_levels, ensure_evaluators
-    from ..eval.report import METHOD_ORDER, merge_runs, write_reports
+    from ..eval.report import merge_runs, write_reports
+    from ..methods import order
     from ..parallel import Workers, worker_devices
     from ..train.baseline_trainer import BaselineTrainer
     from ..train.data import load_training_data
@@ -101,19 +105,20 @@ def run(args: argparse.Namespace) -> int:
     recognizers = Path(args.recognizers) if args.recognizers else out / "recognizers"
     evaluators = ensure_evaluators(data, recognizers, args.recognizer_epochs, log, device)
     checkpoints = [checkpoint_method(path, device) for path in args.model]
-    methods = [EvalMethod(name) for name in args.baselines if name in ("raw", "noise", "naive")]
+    free = names("parameter-free")
+    methods = [EvalMethod(name) for name in args.baselines if name in free]
     epochs = _baseline_epochs(args.baseline_epochs)
-    for name in ("dmr", "pmr"):
+    for name in TRAINED_BASELINES:
         if name in args.baselines and not any(m.method == name for m in checkpoints):
             folder = out / "models" / name
             log(f"training {name.upper()} on {args.split} ({sum(epochs[name])} epochs) -> {folder}")
             path = BaselineTrainer(name, data, folder, DistributedContext(device=device), epochs=epochs[name]).run()
             checkpoints.append(checkpoint_method(path, device))
-    methods = sorted(methods + checkpoints, key=lambda m: (METHOD_ORDER[m.method], m.beta or 0.0))
+    methods = sorted(methods + checkpoints, key=lambda m: (order(m.method), m.beta or 0.0))
     if not methods:
         raise DtmrError("nothing to evaluate: give --model and/or --baselines")
     for m in methods:
-        if m.method not in ("raw", "noise", "naive") and m.anonymizer.topology.name != data.topology:
+        if m.method not in free and m.anonymizer.topology.name != data.topology:
             raise DtmrError(f"{m.checkpoint}: a {m.anonymizer.topology.name} model cannot anonymize "
                             f"{data.topology} clips of {args.data}")
     settings = EvalSettings(seeds=args.seeds, recognizer_epochs=args.recognizer_epochs,

@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import argparse
 
+from ..methods import KSAME, names
 from .arguments import positive_int
 
-#: `dtmr.models.motion.MOTION_METHODS`, spelled out so that building the parser does not import torch
-METHODS = ("retime", "retime-naive", "ksame")
+#: the methods fitted on a split in seconds (dtmr.methods, kind "fitted")
+METHODS = names("fitted")
 #: k-same's partner choices (dtmr.models.motion.ksame.PARTNERS; named here so that parsing imports no torch)
 PARTNERS = ("nearest", "cluster", "cluster-mean")
 
@@ -80,7 +81,7 @@ def run(args: argparse.Namespace) -> int:
         if embedder is not None:
             metrics["nearest_embedding_accuracy"] = nearest_embedding_accuracy(model, data.test.joints,
                                                                                data.test.actions)
-    if args.method == "ksame":
+    if args.method == KSAME.name:
         metrics.update(pool_clips=len(train), pool_subjects=len(set(train.subjects.tolist())))
     path = save_checkpoint(args.out, model, data=record_label_set(data.describe()), metrics=metrics)
     settings = describe_motion_model(args.method, model.config_dict())
@@ -89,6 +90,6 @@ def run(args: argparse.Namespace) -> int:
                 else "nearest template")
     print(f"wrote {path}: {args.method}{f' {settings}' if settings else ''}, {metrics['templates']} action templates"
           + (f", pool of {metrics['pool_clips']} clips by {metrics['pool_subjects']} subjects"
-             if args.method == "ksame" else "")
+             if args.method == KSAME.name else "")
           + ("" if accuracy is None else f"; {named_by} names the action of {accuracy:.1f} % of test clips"))
     return 0

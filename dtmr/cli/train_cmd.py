@@ -14,6 +14,7 @@ import os
 import sys
 from pathlib import Path
 
+from ..methods import DTMR
 from ..train.presets import (
     BASELINE,
     BETAS,
@@ -22,6 +23,7 @@ from ..train.presets import (
     DEFAULT_SEED,
     MAX_DEFAULT_QUADRUPLETS,
     PRESETS,
+    TRAINABLE_METHODS,
 )
 
 EVENTS_FILE = "events.jsonl"
@@ -96,7 +98,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                f"default {BASELINE.batch})",
             f"base learning rate (default: the preset's for DisentangledTMR, {BASELINE.lr:g} for DMR/PMR)")
     p.add_argument("--out", required=True, help="output folder (model.pt, train_state.pt, events.jsonl)")
-    p.add_argument("--method", choices=["dtmr", "dmr", "pmr"], default="dtmr")
+    p.add_argument("--method", choices=TRAINABLE_METHODS, default=TRAINABLE_METHODS[0])
     p.add_argument("--preset", choices=list(PRESETS), default=DEFAULT_PRESET,
                    help=f"DisentangledTMR's sizes and schedule (default {DEFAULT_PRESET}): {by_preset}")
     p.add_argument("--beta", type=float, default=DEFAULT_BETA,
@@ -204,7 +206,7 @@ def run_train(args: argparse.Namespace) -> int:
     _check_out(args)
     with _training_session(args) as (ctx, events):
         data = load_training_data(args.data, args.split, args.topology)
-        if args.method == "dtmr":
+        if args.method == DTMR.name:
             from ..train.dtmr_trainer import DTMRTrainer, TrainConfig
 
             if args.epochs is not None and len(args.epochs) != 3:

@@ -11,16 +11,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .. import methods
 from ..data.clip import Clip
+from ..methods import DTMR, NAIVE, NOISE, RAW
 
-PARAMETER_FREE = ("raw", "noise", "naive")
-METHOD_ORDER = ("raw", "noise", "naive", "retime", "retime-naive", "ksame", "dmr", "pmr", "dtmr")
 NOISE_SIGMA = 0.05  # m, as in the calibration table of DESIGN §5
 
 
 @dataclass
 class EvalMethod:
-    method: str  # one of METHOD_ORDER
+    method: str  # a name of dtmr.methods
     beta: float | None = None
     checkpoint: str | None = None
     # DisentangledTMR's preset and residual (`variant_label`), k-same's k (`describe_motion_model`): told apart
@@ -30,11 +30,10 @@ class EvalMethod:
 
     @property
     def label(self) -> str:
-        names = {"raw": "raw", "noise": f"noise {NOISE_SIGMA * 100:.0f} cm", "naive": "naive retarget",
-                 "retime": "re-timing", "retime-naive": "re-timing + naive", "ksame": "k-same",
-                 "dmr": "DMR", "pmr": "PMR", "dtmr": "DisentangledTMR"}
-        name = names[self.method]
-        if self.method != "dtmr" or self.beta is None:
+        name = methods.display_name(self.method)
+        if self.method == NOISE.name:
+            name += f" {NOISE_SIGMA * 100:.0f} cm"
+        if self.method != DTMR.name or self.beta is None:
             return name + (f" {self.variant}" if self.variant else "")
         return f"{name} β={self.beta:g}" + (f" {self.variant}" if self.variant else "")
 
@@ -42,13 +41,13 @@ class EvalMethod:
                   action_names: Sequence[str] | None = None) -> list[Clip]:
         """The released clips; `action_names` (the clips' library's) lets a model that takes action labels use
         those it shares with its fitted file, as `dtmr anonymize` does."""
-        if self.method == "raw":
+        if self.method == RAW.name:
             return list(clips)
-        if self.method == "noise":
+        if self.method == NOISE.name:
             from ..models.baselines.noise import noisy_clip
 
             return [noisy_clip(c, NOISE_SIGMA, seed=seed * 1_000_003 + i) for i, c in enumerate(clips)]
-        if self.method == "naive":
+        if self.method == NAIVE.name:
             from ..models.baselines.naive import naive_retarget_clip
 
             return [naive_retarget_clip(c, r) for c, r in zip(clips, references)]
@@ -71,7 +70,7 @@ def checkpoint_method(path: str | Path, device=None) -> EvalMethod:
     from ..models.motion import describe_motion_model
 
     anonymizer = Anonymizer.from_checkpoint(path, device=device)
-    beta = anonymizer.beta if anonymizer.method == "dtmr" else None
+    beta = anonymizer.beta if anonymizer.method == DTMR.name else None
     # None for DMR, PMR and re-timing (no preset, nothing to tell apart)
     config = anonymizer.model.config_dict()
     variant = variant_label(config, anonymizer.checkpoint.get("training")) \

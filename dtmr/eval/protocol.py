@@ -37,6 +37,7 @@ import torch
 
 from ..data.clip import Clip
 from ..data.reference_pool import ReferencePool
+from ..methods import RAW
 from ..train.data import TrainingData
 from .attacks import (
     SAMPLES,
@@ -207,7 +208,7 @@ def seed_values(method: EvalMethod, data: TrainingData, draws: Sequence[SeedDraw
             subject_eval, subject_eval.probabilities_from_embedding(embedding), source_subjects)
         if settings.retrain:
             train_out = None
-            if method.method == "raw":
+            if method.method == RAW.name:
                 v["ar_retrained_top1"], v["ri_adaptive_top1"] = v["ar_top1"], v["ri_top1"]
             else:
                 if retrained is None or settings.retrain_per_seed:
@@ -223,7 +224,7 @@ def seed_values(method: EvalMethod, data: TrainingData, draws: Sequence[SeedDraw
                 v["ri_adaptive_top1"] = recognition_accuracy(retrained[1], anonymized, source_subjects, draw.seed)[0]
             if suite is None or settings.retrain_per_seed:
                 if train_out is None:
-                    train_out = train if method.method == "raw" else \
+                    train_out = train if method.method == RAW.name else \
                         method.anonymize(train, [train[i] for i in draw.train_refs], draw.seed, data.action_names)
                 suite = _adaptive_suite(train_out, [c.subject for c in train], draw.seed, settings.retrain_epochs,
                                         device)

@@ -9,6 +9,7 @@ import textwrap
 from collections.abc import Sequence
 from pathlib import Path
 
+from .. import methods
 from ..errors import DtmrError
 from ..io.atomic import atomic_write
 
@@ -58,12 +59,10 @@ LEGEND_TWO_COLUMNS_UP_TO = 40
 SAME_PROTOCOL = ("settings", "evaluator_epochs", "evaluator_weights", "data", "chance")
 #: keys that runs before 2026-12-01 did not record: compared only when both runs have them
 RECORDED_SINCE_2026_12_01 = frozenset({"evaluator_weights"})
-METHOD_ORDER = {"raw": 0, "noise": 1, "naive": 2, "retime": 3, "retime-naive": 4, "ksame": 5, "dmr": 6, "pmr": 7,
-                "dtmr": 8}
 
 
 def row_order(row: dict) -> tuple:
-    return METHOD_ORDER[row["method"]], row["beta"] or 0.0, row.get("checkpoint") or ""
+    return methods.order(row["method"]), row["beta"] or 0.0, row.get("checkpoint") or ""
 
 
 def merge_runs(out_dir: str | Path, rows: Sequence[dict], run: dict) -> tuple[list[dict], dict]:

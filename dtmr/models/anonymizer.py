@@ -34,10 +34,10 @@ from ..data.clip import Clip
 from ..data.label_set import fitted_action_names, shared_action_labels
 from ..errors import DtmrError, InputError
 from ..io.sources import action_name_map
+from ..methods import SOURCE_RESIDUAL
 from ..skeleton import NTU25, Normalization, Topology, to_ntu25
 from .checkpoint import build_model_from_checkpoint, load_checkpoint
 from .clip_batch import invert_batch, naive_retarget_batch, normalize_batch
-from .config import MOTION_RESIDUALS
 from .inference import CPU_BATCH, ModelRunner, check_precision
 from .interface import blend_release
 
@@ -92,12 +92,12 @@ class Anonymizer:
         #: the checkpoint's metadata: every top-level entry but the ones holding tensors (state dicts)
         self.checkpoint = {k: v for k, v in (checkpoint or {}).items() if not _holds_tensor(v)}
         self.source = None if source is None else str(source)
-        #: a DisentangledTMR trained with `DTMRConfig.residual = "naive"` blends with naive(source, reference)
-        self.naive_residual = model.config_dict().get("residual") == "naive"
-        #: one trained with a re-timed or k-same residual blends with `model.residual`, which only the model
-        #: can compute, told the labels it takes (`residual_labels`)
-        self.model_residual = model.config_dict().get("residual") in MOTION_RESIDUALS
-        self.residual_labels = tuple(getattr(model, "residual_labels", ()))
+        #: what a DisentangledTMR release blends with (`dtmr.methods.RESIDUALS`): the source (every other model
+        #: too), naive(source, reference), or one only the model computes (`model.residual`), told its labels
+        kind = getattr(model, "residual_kind", SOURCE_RESIDUAL)
+        self.model_residual = kind.computed_by_model
+        self.naive_residual = kind.on_reference and not kind.computed_by_model
+        self.residual_labels = kind.labels
         #: k-same is told each source's subject, so that it never averages a person with themselves; re-timing
         #: and k-same are told each source's action where the library and the fitted file name the label alike
         #: (`action_names` of `anonymize_batch`); elsewhere they take the nearest template

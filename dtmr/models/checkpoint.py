@@ -35,7 +35,6 @@ from ..skeleton import get_topology
 # the header half (layout, untrusted load, header) lives in checkpoint_header, which imports torch lazily
 from .checkpoint_header import (  # noqa: F401 - re-exported: callers import them from here
     FORMAT,
-    METHOD_NAMES,
     RECOGNIZER_METHOD,
     VERSION,
     CheckpointHeader,

@@ -17,6 +17,7 @@ import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from .. import methods
 from ..data.label_set import RecognizerClasses, TrainedOn
 from ..errors import CheckpointError
 from ..skeleton import get_topology
@@ -59,10 +60,8 @@ def load_untrusted(path: Path, device, *, mmap: bool, what: str = "checkpoint"):
 
 #: the method of the SGN recognizers (`dtmr.models.recognizers.Recognizer.method`); every other is a retargeter
 RECOGNIZER_METHOD = "sgn"
-#: how model lists name a method
-METHOD_NAMES = {"dtmr": "DisentangledTMR", "disentangledtmr": "DisentangledTMR", "dmr": "DMR", "pmr": "PMR",
-                "naive": "Naive retarget", "noise": "Noise", "retime": "Re-timing", "retime-naive": "Re-timing + naive",
-                "ksame": "k-same motion", "sgn": "SGN"}
+#: how model lists name the recognizers (the retargeters' names are dtmr.methods')
+RECOGNIZER_NAME = "SGN"
 
 
 @dataclass(frozen=True)
@@ -91,9 +90,10 @@ class CheckpointHeader:
     @property
     def label(self) -> str:
         """E.g. "DisentangledTMR β=0.2 small (dtmr_small_beta0.2.pt)" or "SGN action recognizer (action.pt)"."""
-        name = METHOD_NAMES.get(self.method.lower(), self.method)
         if self.is_recognizer:
+            name = RECOGNIZER_NAME
             return f"{name} {self.task} recognizer ({self.path.name})"
+        name = methods.display_name(self.method.lower()) if methods.is_method(self.method.lower()) else self.method
         beta = "" if self.beta is None else f" β={self.beta:g}"
         preset = "" if self.preset is None else f" {self.preset}"
         return f"{name}{beta}{preset} ({self.path.name})"

@@ -12,6 +12,9 @@ import operator
 import re
 from dataclasses import dataclass
 
+from ..methods import KSAME_RESIDUAL, SOURCE_RESIDUAL
+from ..methods import RESIDUALS as RESIDUAL_KINDS
+from ..methods import residual as residual_kind
 from ..skeleton import MODEL_FRAMES, Topology, get_topology
 
 #: per joint and frame: position, velocity and acceleration (3 coordinates each)
@@ -45,12 +48,9 @@ _PRESET_TABLE: dict[str, tuple[object, object]] = {
 }
 #: the model half of each preset; its training half (epochs, rates, batch) is `dtmr.train.presets.PRESETS`
 PRESET_NAMES = ("paper", "small")
-#: what the release blends D with (`DisentangledTMR.residual`); the "retimed" ones need action templates,
-#: "ksame" the templates and a pool of training clips (dtmr/models/motion/)
-RESIDUALS = ("source", "naive", "retimed", "retimed-naive", "ksame")
-RETIMED_RESIDUALS = ("retimed", "retimed-naive")
-#: the residuals a motion anonymizer inside the model computes (`DisentangledTMR.residual`)
-MOTION_RESIDUALS = (*RETIMED_RESIDUALS, "ksame")
+#: what the release blends D with (`DisentangledTMR.residual`), by name: `dtmr.methods.RESIDUALS` says what
+#: each needs (action templates, a pool of training clips) and computes
+RESIDUALS = tuple(r.name for r in RESIDUAL_KINDS)
 #: what the decoder's last layer predicts: joint coordinates (the paper) or root + bone directions placed on
 #: the reference's bone lengths by forward kinematics (dtmr/models/kinematic_head.py)
 OUTPUT_HEADS = ("joints", "kinematic")
@@ -153,7 +153,7 @@ class DTMRConfig:
     # training split), or "ksame" (the time-aligned mean of the source and `residual_k` - 1 training clips of
     # the same action by other subjects, on the reference's bone lengths, dtmr/models/motion/ksame.py; the
     # model then holds the templates and the pool of training clips). Not part of the presets.
-    residual: str = "source"
+    residual: str = SOURCE_RESIDUAL.name
     residual_k: int = 3
 
     # What the decoder predicts per frame: "joints" (J·3 coordinates, the paper) or "kinematic" (the root and
@@ -193,7 +193,7 @@ class DTMRConfig:
         for f in dataclasses.fields(self):
             value = getattr(self, f.name)
             out[f.name] = list(value) if isinstance(value, tuple) else value
-        if self.residual != "ksame":
+        if not residual_kind(self.residual).averaged:
             del out["residual_k"]
         return out
 
@@ -268,9 +268,9 @@ def variant_label(config: dict, training: dict | None = None) -> str | None:
     preset = config.get("preset_name")
     if preset is None:
         return None
-    residual = config.get("residual", "source")
-    parts = [str(preset)] + ([] if residual == "source" else [f"{residual} residual"])
-    if residual == "ksame":
+    residual = config.get("residual", SOURCE_RESIDUAL.name)
+    parts = [str(preset)] + ([] if residual == SOURCE_RESIDUAL.name else [f"{residual} residual"])
+    if residual == KSAME_RESIDUAL.name:
         parts[-1] += f" k={config.get('residual_k')}"
     if config.get("output_head", "joints") != "joints":
         parts.append(f"{config['output_head']} output")

@@ -17,11 +17,13 @@ from __future__ import annotations
 import torch
 from torch import nn
 
+from ..methods import DTMR
 from ..skeleton import get_topology
 from .action_encoder import ActionEncoder
 from .baselines.naive import NaiveRetargeter, mean_pose_bone_lengths
 from .checkpoint import register_method
-from .config import MOTION_RESIDUALS, RETIMED_RESIDUALS, DTMRConfig
+from ..methods import residual as residual_kind
+from .config import DTMRConfig
 from .decoder import FactorizedDecoder
 from .features import motion_features
 from .identity_encoder import IdentityEncoder
@@ -30,11 +32,11 @@ from .motion.retime import Retimer
 from .motion.templates import TemplateBank
 
 #: β recommended by the paper (one model is trained per β; see DESIGN §3)
-DEFAULT_BETA = 0.2
+DEFAULT_BETA = DTMR.recommended["beta"]
 
 
 class DisentangledTMR(nn.Module):
-    method = "dtmr"
+    method = DTMR.name
 
     def __init__(self, config: DTMRConfig, beta: float = DEFAULT_BETA, templates: TemplateBank | None = None,
                  pool: tuple[torch.Tensor, torch.Tensor, torch.Tensor] | None = None):
@@ -44,11 +46,12 @@ class DisentangledTMR(nn.Module):
         super().__init__()
         if not 0.0 <= beta <= 1.0:
             raise ValueError(f"beta must be in [0, 1], got {beta}")
-        if (templates is not None) != (config.residual in MOTION_RESIDUALS):
+        kind = residual_kind(config.residual)
+        if (templates is not None) != kind.needs_templates:
             raise ValueError(f"the {config.residual!r} residual "
                              + ("needs action templates: pass them (TemplateBank.fit on the training clips)"
                                 if templates is None else "takes no action templates"))
-        if (pool is not None) != (config.residual == "ksame"):
+        if (pool is not None) != kind.needs_pool:
             raise ValueError(f"the {config.residual!r} residual "
                              + ("averages with a pool of training clips: pass it (clips, actions, subjects)"
                                 if pool is None else "takes no pool of clips"))
@@ -58,10 +61,12 @@ class DisentangledTMR(nn.Module):
         self.action_encoder = ActionEncoder(config, self.topology)
         self.identity_encoder = IdentityEncoder(config, self.topology)
         self.decoder = FactorizedDecoder(config, self.topology)
-        self.naive = NaiveRetargeter(self.topology) if config.residual == "naive" else None
-        self.retimer = Retimer(self.topology, templates, naive=config.residual == "retimed-naive") \
-            if config.residual in RETIMED_RESIDUALS else None
-        self.ksame = KSameMotion(self.topology, templates, *pool, k=config.residual_k) if pool is not None else None
+        #: the residual's kind (`dtmr.methods.RESIDUALS`) and the parts that compute it
+        self.residual_kind = kind
+        plain_naive = kind.on_reference and not kind.needs_templates
+        self.naive = NaiveRetargeter(self.topology) if plain_naive else None
+        self.retimer = Retimer(self.topology, templates, naive=kind.on_reference) if kind.retimed else None
+        self.ksame = KSameMotion(self.topology, templates, *pool, k=config.residual_k) if kind.averaged else None
 
     def _check_clip(self, x: torch.Tensor, what: str) -> None:
         expected = (self.config.frames, self.topology.num_joints, 3)
@@ -109,11 +114,8 @@ class DisentangledTMR(nn.Module):
 
     @property
     def residual_labels(self) -> tuple[str, ...]:
-        """The labels `residual` takes (`Anonymizer` passes them): k-same excludes the source's own subject
-        from its partners and takes its action's partners; re-timing takes the action's template."""
-        if self.ksame is not None:
-            return ("actions", "subjects")
-        return ("actions",) if self.retimer is not None else ()
+        """The labels `residual` takes (`Anonymizer` passes them), `Residual.labels`."""
+        return self.residual_kind.labels
 
     def residual(self, src: torch.Tensor, ref: torch.Tensor, actions: torch.Tensor | None = None,
                  subjects: torch.Tensor | None = None) -> torch.Tensor:
@@ -153,9 +155,10 @@ def _build_from_checkpoint(checkpoint: dict) -> DisentangledTMR:
     config = DTMRConfig.from_dict(checkpoint["config"])
     state = checkpoint["state_dict"]
     templates, pool = None, None
-    if config.residual in RETIMED_RESIDUALS:
+    kind = residual_kind(config.residual)
+    if kind.retimed:
         templates = TemplateBank.from_state_dict(config.topology, state, "retimer.bank.")
-    elif config.residual == "ksame":
+    elif kind.averaged:
         templates = TemplateBank.from_state_dict(config.topology, state, "ksame.bank.")
         if not all(name in state for name in KSAME_POOL):
             raise ValueError(f"the file holds no k-same pool ({', '.join(KSAME_POOL)})")
@@ -163,4 +166,4 @@ def _build_from_checkpoint(checkpoint: dict) -> DisentangledTMR:
     return DisentangledTMR(config, beta=DEFAULT_BETA if beta is None else beta, templates=templates, pool=pool)
 
 
-register_method("dtmr", _build_from_checkpoint)
+register_method(DTMR.name, _build_from_checkpoint)

@@ -31,6 +31,7 @@ from pathlib import Path
 
 from ..errors import DtmrError
 from ..io.outputs import check_output
+from ..methods import KSAME
 from .key import key_path_for
 
 #: the k values tried above a k-same file's own, in order
@@ -87,7 +88,7 @@ def privacy_ladder(model: str | Path | None, method: str | None, scratch: Path, 
     from ..models.checkpoint import build_model_from_checkpoint, load_checkpoint
 
     checkpoint = load_checkpoint(model)
-    if checkpoint.get("method") != "ksame":
+    if checkpoint.get("method") != KSAME.name:
         return [Rung(label=Path(model).name, model=Path(model))]
     import torch
 

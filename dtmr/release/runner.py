@@ -11,7 +11,9 @@ import numpy as np
 
 from ..data.clip import Clip
 from ..errors import DtmrError
-from ..eval.methods import PARAMETER_FREE, EvalMethod
+from ..eval.methods import EvalMethod
+from ..methods import method as registered_method
+from ..methods import names
 
 #: the model batches of `--batch auto` on the CPU (and of every run before `--batch` existed)
 AUTO = "auto"
@@ -31,9 +33,11 @@ class MethodInfo:
 
 def parameter_free_info(method: str, topology: str) -> MethodInfo:
     """The MethodInfo of a parameter-free method, refused when unknown."""
-    if method not in PARAMETER_FREE:
-        raise DtmrError(f"unknown method {method!r} (parameter-free methods: {', '.join(PARAMETER_FREE)})")
-    return MethodInfo(name=method, beta=None, model=method, topology=topology, uses_references=method == "naive")
+    free = names("parameter-free")
+    if method not in free:
+        raise DtmrError(f"unknown method {method!r} (parameter-free methods: {', '.join(free)})")
+    return MethodInfo(name=method, beta=None, model=method, topology=topology,
+                      uses_references=registered_method(method).needs_references)
 
 
 class Method:

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import torch
 
+from .. import methods
 from ..data.label_set import record_label_set
 from ..data.quadruplets import QuadrupletSampler
 from ..errors import DtmrError
@@ -49,7 +50,7 @@ class BaselineTrainer(EpochTrainer):
             for stage, n in zip(self.schedule, epochs):
                 stage["epochs"] = int(n)
         torch.manual_seed(seed)
-        if method == "pmr":
+        if method == methods.PMR.name:
             self.model = PMR(data.topology, len(data.subject_labels), len(data.action_labels))
         else:
             self.model = DMR(data.topology)

@@ -44,7 +44,8 @@ from ..data.label_set import record_label_set
 from ..data.quadruplets import QuadrupletSampler
 from ..errors import DtmrError
 from ..models.checkpoint import save_checkpoint
-from ..models.config import MOTION_RESIDUALS, DTMRConfig
+from ..methods import residual as residual_kind
+from ..models.config import DTMRConfig
 from ..models.dtmr import DisentangledTMR
 from ..models.interface import blend_release
 from ..models.motion.templates import TemplateBank
@@ -264,10 +265,11 @@ class DTMRTrainer(EpochTrainer):
             raise DtmrError(f"invalid model options {config.model_overrides}: {exc}") from None
         # a re-timed residual warps onto the action templates of the training half, k-same averages with its
         # clips (dtmr/models/motion)
+        kind = residual_kind(model_config.residual)
         templates = TemplateBank.fit(data.topology, data.train.joints, data.train.actions) \
-            if model_config.residual in MOTION_RESIDUALS else None
+            if kind.needs_templates else None
         pool = tuple(torch.from_numpy(a) for a in (data.train.joints, data.train.actions, data.train.subjects)) \
-            if model_config.residual == "ksame" else None
+            if kind.needs_pool else None
         try:
             self.model = DisentangledTMR(model_config, beta=config.beta, templates=templates, pool=pool)
         except ValueError as exc:  # e.g. an action with fewer subjects than k

@@ -12,6 +12,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 
+from ..methods import DTMR, names
+
 
 @dataclass(frozen=True)
 class TrainingPreset:
@@ -37,10 +39,13 @@ DEFAULT_PRESET = "small"
 
 #: the partial-retargeting ratios the project trains one checkpoint each for (DESIGN §3)
 BETAS = (0.1, 0.2, 0.3, 0.5, 1.0)
-#: the recommended one, `dtmr train`'s default
-DEFAULT_BETA = 0.2
+#: the recommended one (dtmr.methods), `dtmr train`'s default
+DEFAULT_BETA = DTMR.recommended["beta"]
 
 DEFAULT_SEED = 0
+
+#: `dtmr train --method`'s choices: the trained methods, DisentangledTMR (the default) first
+TRAINABLE_METHODS = (DTMR.name, *(name for name in names("trained") if name != DTMR.name))
 
 #: an epoch of DisentangledTMR defaults to twice the training clips in quadruplets, at most this many
 #: (about NTU60's training set in the paper)

@@ -38,7 +38,7 @@ def test_fit_then_anonymize_evaluate_and_list(library, tmp_path, capsys):
     checkpoint = load_checkpoint(out)
     assert checkpoint["data"]["split"] == "synthetic" and checkpoint["data"]["train_clips"] == 6
     assert set(checkpoint["metrics"]) == {"templates", "nearest_template_accuracy", "pool_clips", "pool_subjects"}
-    assert read_checkpoint_header(out).label == "k-same motion β=1 (ksame_k2.pt)"
+    assert read_checkpoint_header(out).label == "k-same β=1 (ksame_k2.pt)"
     assert checkpoint_method(out, "cpu").label == "k-same k=2"
     release = tmp_path / "release.h5"
     assert main(["anonymize", str(library), "--model", str(out), "--device", "cpu", "-o", str(release)]) == 0
@@ -50,7 +50,7 @@ def test_retime_files_are_labelled_by_their_method(library, tmp_path, capsys):
     assert main(["fit-motion-model", "--data", str(library), "--split", "synthetic", "--method", "retime-naive",
                  "-o", str(out)]) == 0
     assert "retime-naive, 2 action templates; nearest template" in capsys.readouterr().out
-    assert read_checkpoint_header(out).label == "Re-timing + naive β=1 (retime.pt)"
+    assert read_checkpoint_header(out).label == "re-timing + naive β=1 (retime.pt)"
     assert checkpoint_method(out, "cpu").label == "re-timing + naive"
 
 

@@ -6,6 +6,7 @@ module then loads the weights (none for naive and noise: their state dicts are e
 
 from __future__ import annotations
 
+from ... import methods
 from ..checkpoint import register_method
 from .naive import NaiveRetargeter
 from .noise import DEFAULT_SIGMA, GaussianNoise
@@ -32,7 +33,7 @@ def _build_noise(checkpoint: dict) -> GaussianNoise:
                          seed=int(config.get("seed", 0)))
 
 
-register_method("dmr", _build_dmr)
-register_method("pmr", _build_pmr)
-register_method("naive", _build_naive)
-register_method("noise", _build_noise)
+register_method(methods.DMR.name, _build_dmr)
+register_method(methods.PMR.name, _build_pmr)
+register_method(methods.NAIVE.name, _build_naive)
+register_method(methods.NOISE.name, _build_noise)

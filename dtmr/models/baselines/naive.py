@@ -13,6 +13,7 @@ from torch import nn
 
 from ...data.clip import Clip
 from ...errors import InputError
+from ...methods import NAIVE
 from ...skeleton import Topology, get_topology
 from ...skeleton.retarget import EPS, naive_retarget
 from .retarget_inputs import check_retarget_inputs
@@ -24,7 +25,7 @@ def naive_retarget_clip(clip: Clip, reference: Clip) -> Clip:
         raise InputError(reference.source_file, f"reference clip {reference.name!r} has topology "
                                                 f"{reference.topology}, the source {clip.topology}")
     out = naive_retarget(clip.joints, reference.joints, clip.topology)
-    extra = dict(clip.extra, source_clip=clip.name, reference_clip=reference.name, method="naive", beta="1.0")
+    extra = dict(clip.extra, source_clip=clip.name, reference_clip=reference.name, method=NAIVE.name, beta="1.0")
     return clip.replace(joints=out, extra=extra)
 
 
@@ -62,7 +63,7 @@ class NaiveRetargeter(nn.Module):
     It recomputes the retarget in torch on a batch rather than calling the NumPy function, so it runs on the
     model's device inside `Anonymizer`; tests/models/test_baselines_naive.py checks the two agree."""
 
-    method = "naive"
+    method = NAIVE.name
 
     def __init__(self, topology: str | Topology):
         super().__init__()

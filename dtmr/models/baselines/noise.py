@@ -13,6 +13,7 @@ import torch
 from torch import nn
 
 from ...data.clip import Clip
+from ...methods import NOISE
 from ...skeleton import Topology, get_topology
 from .retarget_inputs import check_retarget_inputs
 
@@ -31,7 +32,7 @@ def add_joint_noise(joints: np.ndarray, sigma: float = DEFAULT_SIGMA,
 
 def noisy_clip(clip: Clip, sigma: float = DEFAULT_SIGMA, seed: int = 0) -> Clip:
     """A copy of `clip` with joint noise, provenance in `extra`."""
-    extra = dict(clip.extra, source_clip=clip.name, method="noise", beta="1.0", sigma=f"{sigma:g}")
+    extra = dict(clip.extra, source_clip=clip.name, method=NOISE.name, beta="1.0", sigma=f"{sigma:g}")
     return clip.replace(joints=add_joint_noise(clip.joints, sigma, seed), extra=extra)
 
 
@@ -42,7 +43,7 @@ class GaussianNoise(nn.Module):
     reproducible while successive batches still get independent noise.
     """
 
-    method = "noise"
+    method = NOISE.name
 
     def __init__(self, topology: str | Topology, sigma: float = DEFAULT_SIGMA, seed: int = 0):
         super().__init__()

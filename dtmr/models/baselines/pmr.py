@@ -17,6 +17,7 @@ from __future__ import annotations
 import torch
 from torch import nn
 
+from ... import methods
 from ...skeleton import MODEL_FRAMES, Topology, get_topology
 from .autoencoder import NATIVE_FRAMES, Decoder1D, Encoder2D
 from .critics import EmbeddingClassifier, QualityController
@@ -86,7 +87,7 @@ class RetargetingAutoencoder(nn.Module):
 class DMR(RetargetingAutoencoder):
     """DMR: the autoencoder alone, latent (256, 32) per encoder, no critics."""
 
-    method = "dmr"
+    method = methods.DMR.name
 
     def __init__(self, topology: str | Topology, latent: tuple[int, int] = DMR_LATENT):
         super().__init__(topology, latent)
@@ -95,7 +96,7 @@ class DMR(RetargetingAutoencoder):
 class PMR(RetargetingAutoencoder):
     """PMR: latent (128, 16) per encoder plus four embedding classifiers and the quality controller."""
 
-    method = "pmr"
+    method = methods.PMR.name
 
     def __init__(self, topology: str | Topology, num_subjects: int, num_actions: int,
                  latent: tuple[int, int] = PMR_LATENT):

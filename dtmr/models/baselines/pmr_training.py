@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import torch
 
+from ... import methods
 from .pmr import CRITIC_ROLES, PMR, RetargetingAutoencoder
 from .pmr_losses import LossWeights, QuadrupletBatch, UnpairedBatch, critic_losses, generator_losses
 
@@ -49,10 +50,10 @@ DEFAULT_BATCH_SIZE = 32
 
 
 def schedule_for(method: str) -> list[dict]:
-    """A fresh copy of the stage list of "pmr" or "dmr"."""
-    schedules = {"pmr": PMR_SCHEDULE, "dmr": DMR_SCHEDULE}
+    """A fresh copy of the stage list of PMR or DMR."""
+    schedules = {methods.PMR.name: PMR_SCHEDULE, methods.DMR.name: DMR_SCHEDULE}
     if method not in schedules:
-        raise ValueError(f"no DMR/PMR schedule for method {method!r} (known: pmr, dmr)")
+        raise ValueError(f"no DMR/PMR schedule for method {method!r} (known: {', '.join(schedules)})")
     return [dict(stage) for stage in schedules[method]]
 
 

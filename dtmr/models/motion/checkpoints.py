@@ -8,6 +8,7 @@ lacking one or holding another is refused).
 
 from __future__ import annotations
 
+from ...methods import KSAME, RETIME_NAIVE
 from ..checkpoint import register_method
 from ..recognizers import Recognizer
 from .ksame import KSameMotion
@@ -19,7 +20,7 @@ _POOL = ("pool", "pool_actions", "pool_subjects")
 
 def _build_retimer(checkpoint: dict) -> Retimer:
     bank = TemplateBank.from_state_dict(checkpoint["topology"], checkpoint["state_dict"], "bank.")
-    return Retimer(checkpoint["topology"], bank, naive=checkpoint["method"] == "retime-naive")
+    return Retimer(checkpoint["topology"], bank, naive=checkpoint["method"] == RETIME_NAIVE.name)
 
 
 def _build_ksame(checkpoint: dict) -> KSameMotion:
@@ -41,4 +42,4 @@ def _build_ksame(checkpoint: dict) -> KSameMotion:
 
 for _method in RETIME_METHODS:
     register_method(_method, _build_retimer)
-register_method("ksame", _build_ksame)
+register_method(KSAME.name, _build_ksame)

@@ -42,6 +42,7 @@ import torch
 from torch import nn
 
 from ...data.clip import Clip
+from ...methods import KSAME
 from ...skeleton import Topology, get_topology
 from ..baselines.naive import NaiveRetargeter
 from ..baselines.retarget_inputs import check_retarget_inputs
@@ -68,7 +69,7 @@ class KSameMotion(nn.Module):
     (`pool`, `pool_actions`, `pool_subjects`), with an embedder also its weights (`embedder.*`) and the pool's
     embeddings (`pool_embeddings`, computed once when the model is built without them)."""
 
-    method = "ksame"
+    method = KSAME.name
     #: `Anonymizer` passes each source's subject label (`retarget(..., subjects=)`)
     takes_subjects = True
     #: ... and its action label where the library names it as the fitted file does

@@ -17,13 +17,14 @@ from __future__ import annotations
 import torch
 from torch import nn
 
+from ...methods import RETIME, RETIME_NAIVE
 from ...skeleton import Topology, get_topology
 from ..baselines.naive import NaiveRetargeter
 from ..baselines.retarget_inputs import check_retarget_inputs
 from .dtw import warp_onto
 from .templates import TemplateBank
 
-RETIME_METHODS = ("retime", "retime-naive")
+RETIME_METHODS = (RETIME.name, RETIME_NAIVE.name)
 
 
 class Retimer(nn.Module):
