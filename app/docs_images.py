@@ -3,7 +3,7 @@
 * `OUT_DIR/studio.png`: the main window on the demo library, through the self-test (`app.self_test`), so
   the picture passes its checks: every view shows a skeleton and the predictions are filled in.
 * `OUT_DIR/comparison.gif`: `dtmr export` of the same clip with the bundled β = 0.2 checkpoint and the
-  bundled recognizers, run through `dtmr.cli.main`, i.e. exactly what the command writes.
+  bundled recognizers, run as the command itself (`python -m dtmr export`), i.e. exactly what it writes.
 
 Both use the bundled resources (`DTMR_RESOURCES` moves them), so re-running it after the models are
 retrained refreshes the images. It needs a display: run it under `xvfb-run` on a headless machine.
@@ -12,6 +12,7 @@ retrained refreshes the images. It needs a display: run it under `xvfb-run` on a
 from __future__ import annotations
 
 import argparse
+import subprocess
 import sys
 from pathlib import Path
 
@@ -37,7 +38,7 @@ def shortest_path(path: Path) -> Path:
 
 
 def clip_index(library: Path, clip: str) -> int:
-    from dtmr.cli.export_cmd import resolve_clip
+    from dtmr.io.clip_source import resolve_clip
     from dtmr.io.sources import open_clip_source
 
     source = open_clip_source(library)
@@ -60,7 +61,6 @@ def released_checkpoint(models_dir: Path) -> Path:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from dtmr.cli import main as dtmr_main
     from dtmr.errors import DtmrError
 
     from .main import application
@@ -86,8 +86,12 @@ def main(argv: list[str] | None = None) -> int:
     if status != 0:
         return status
     gif = args.out_dir / "comparison.gif"
-    return dtmr_main(["export", str(library), "--model", str(checkpoint), "--clip", str(index),
-                      "--size", GIF_SIZE, "-o", str(gif)])
+    done = subprocess.run([sys.executable, "-m", "dtmr", "export", str(library), "--model", str(checkpoint),
+                           "--clip", str(index), "--size", GIF_SIZE, "-o", str(gif)],
+                          capture_output=True, text=True, check=False)
+    print(done.stdout, end="")
+    print(done.stderr, end="", file=sys.stderr)
+    return done.returncode
 
 
 if __name__ == "__main__":

@@ -62,5 +62,5 @@ for name in $NAMES; do
   audit=$RUNS/audit/${D}_$name.audit
   [ -f "$audit/audit.json" ] || "$PY" -m dtmr audit "$release" --key "$RUNS/audit/${D}_$name.key.json" \
                                   --raw "$LIB" --device cpu --attackers tcn,bone-lengths --out "$audit" "${partners[@]}"
-  "$PY" scripts/publish_audit.py "$audit" "docs/results/audit/${D}_$name"
+  "$PY" -m dtmr publish-audit "$audit" -o "docs/results/audit/${D}_$name"
 done

@@ -42,5 +42,5 @@ sys.exit(not (utility_entry(a, 'retrained') and ('partners' in a or not '$model'
     [ -n "$model" ] && [[ " $command " != *" --partners "* ]] && partners=(--partners "$model")
     eval "\"\$PY\" -m dtmr $command \"\${partners[@]}\""
   fi
-  "$PY" scripts/publish_audit.py "$out" "$published"
+  "$PY" -m dtmr publish-audit "$out" -o "$published"
 done

@@ -67,5 +67,5 @@ for setting in "$@"; do
   [ -f "$audit/audit.json" ] || "$PY" -m dtmr audit "$release" --key "runs/audit/${D}_$name.key.json" \
                                   --raw "$LIB" --device "$DEVICE" --attackers tcn,bone-lengths --out "$audit" \
                                   "${audit_epochs[@]}" "${partners[@]}"
-  "$PY" scripts/publish_audit.py "$audit" "docs/results/audit/${D}_$name"
+  "$PY" -m dtmr publish-audit "$audit" -o "docs/results/audit/${D}_$name"
 done

@@ -32,3 +32,16 @@ def shared_data() -> Path:
 @pytest.fixture
 def rng() -> np.random.Generator:
     return np.random.default_rng(1234)
+
+
+@pytest.fixture(scope="session")
+def synthetic_raw(tmp_path_factory) -> tuple[Path, list]:
+    """A tiny synthetic raw library of the audit's and the attackers' tests: 4 subjects (distinct bodies) x 3
+    actions x 3 repetitions, clean."""
+    from dtmr.data.synthetic import generate_clips
+    from dtmr.io.library import ClipLibrary
+
+    clips = generate_clips(subjects=4, actions=3, repetitions=3, seed=3, noise=0.0)
+    path = tmp_path_factory.mktemp("raw") / "raw.h5"
+    ClipLibrary.create(path, clips).close()
+    return path, ClipLibrary(path).read_all()

@@ -19,6 +19,7 @@ NOT_A_METHOD = {
     ("dtmr/models/__init__.py", "dtmr"): "the submodule dtmr.models.dtmr",
     ("dtmr/cli/__init__.py", "dtmr"): "the program's name",
     ("app/core/training_command.py", "dtmr"): "python -m dtmr",
+    ("app/docs_images.py", "dtmr"): "python -m dtmr",
     ("dtmr/cli/data_cmd.py", "noise"): "`dtmr data synth --noise`",
     ("scripts/train_lifter.py", "noise"): "the synthetic clips' noise setting",
     ("app/ui/trainer_tab.py", "naive"): "the residual check box's text",

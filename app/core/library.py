@@ -15,7 +15,9 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from dtmr.io.sources import OPEN_PATTERNS, ClipSource, action_name_map
+from dtmr.data.label_set import action_name_map
+from dtmr.io.clip_source import ClipSource
+from dtmr.io.sources import OPEN_PATTERNS
 
 from .audit_file import AuditInfo, default_audit_path, read_audit
 from .cancel import CancelToken, ProgressFn

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from dtmr.io.sources import ClipSource
+from dtmr.io.clip_source import ClipSource
 
 from .cancel import CancelToken, ProgressFn
 

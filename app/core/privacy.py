@@ -1,6 +1,6 @@
 """The attribution job of the Privacy panel: which joints and frames an attacker relies on for one clip.
 
-The attacker is the audit's worst one when its saved file loads (`dtmr.audit.attackers.load_attacker`),
+The attacker is the audit's worst one when its saved file loads (`dtmr.attackers.load_attacker`),
 else the Studio's subject recognizer; a request lists them in that order and the job uses the first that
 loads, saying why it fell back. The score explained is the probability of the clip's true subject (of the
 attacker's most likely subject when the subject is unknown or not among its classes), through
@@ -21,7 +21,7 @@ from .checkpoints import CheckpointInfo
 from .recognition import load_recognizer
 
 if TYPE_CHECKING:  # the attackers import torch, which the Studio loads only in its model workers
-    from dtmr.audit.attackers.base import Attacker
+    from dtmr.attackers.base import Attacker
     from dtmr.audit.attribution import Attribution
     from dtmr.data.clip import Clip
     from dtmr.models.recognizers import Recognizer
@@ -71,7 +71,7 @@ class AttributionResult:
 
 
 def load_attacker_file(path: Path, device: str | None) -> Attacker:
-    from dtmr.audit.attackers import load_attacker
+    from dtmr.attackers import load_attacker
 
     return load_attacker(path, device or "cpu")
 

@@ -16,11 +16,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import dtmr
-from dtmr.cli.train_cmd import MAX_BATCH, MAX_QUADRUPLETS, parse_loss_weight
+from dtmr.argtypes import parse_loss_weight
 from dtmr.data.splits import SPLITS, split_indices
 from dtmr.errors import DtmrError
 from dtmr.methods import NAIVE_RESIDUAL, display_name
-from dtmr.train.presets import PRESETS, TRAINABLE_METHODS
+from dtmr.train.presets import MAX_BATCH, MAX_QUADRUPLETS, PRESETS, TRAINABLE_METHODS
 
 #: `--model-option output_head=kinematic` (one of `dtmr.models.config.OUTPUT_HEADS`): root + bone directions on
 #: the reference's bone lengths, a body by construction; the paper's head predicts joint coordinates

@@ -18,7 +18,7 @@ from .events import Signal
 if TYPE_CHECKING:
     import numpy as np
 
-    from dtmr.io.sources import ClipSource
+    from dtmr.io.clip_source import ClipSource
 
 
 @dataclass(frozen=True)

@@ -41,7 +41,6 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from dtmr.cli.train_cmd import MAX_BATCH, MAX_QUADRUPLETS
 from dtmr.data.splits import SPLITS
 from dtmr.train.presets import (
     BASELINE,
@@ -49,7 +48,9 @@ from dtmr.train.presets import (
     DEFAULT_BETA,
     DEFAULT_PRESET,
     DEFAULT_SEED,
+    MAX_BATCH,
     MAX_DEFAULT_QUADRUPLETS,
+    MAX_QUADRUPLETS,
     PRESETS,
 )
 from dtmr.train.progress import (

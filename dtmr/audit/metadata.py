@@ -37,7 +37,7 @@ from ..errors import DtmrError, InputError
 from ..io.hdf5_watchdog import check_readable
 
 if TYPE_CHECKING:
-    from ..io.sources import ClipSource
+    from ..io.clip_source import ClipSource
     from ..release.key import ReleaseKey
 
 #: share of clips a value must match for "equals" / "contains" findings

@@ -27,6 +27,7 @@ import torch
 
 from ..errors import DtmrError
 from ..models.motion.ksame import NO_PARTNER, KSameMotion
+from .linkage import nearest_raw
 from .summary import scored
 
 #: sources per replayed batch of partner choices
@@ -82,7 +83,7 @@ def check_partner_model(model: str | Path, key, release: str | Path, embedder: s
     """The release's model, loaded (an `Anonymizer`); refused before any attacker is trained when it did not
     make the release (its SHA-256 is not the key's), has no partners, or the suite has no embedding attacker."""
     from ..models.anonymizer import Anonymizer
-    from ..release.anonymize import file_sha256
+    from ..release.run import file_sha256
 
     if embedder is None:
         raise DtmrError("the partners' exposure needs the tcn or sgn attacker (their raw-trained embedding)")
@@ -102,7 +103,6 @@ def check_partner_model(model: str | Path, key, release: str | Path, embedder: s
 def partner_exposure(run, anonymizer, log) -> dict:
     """The audit's "partners" entry for `run` (suite.AuditRun) of a release made by the model `anonymizer`
     runs (from `check_partner_model`)."""
-    from .suite import nearest_raw
 
     inputs, model = run.inputs, anonymizer.source
     log(f"partners: replaying the choices of {Path(model).name} for {len(inputs.released)} sources")

@@ -39,13 +39,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ..data.clip import Clip
-from ..errors import DtmrError
-from ..io.atomic import atomic_write
-from ..parallel import Workers, run_cells, seed_cell
-from ..skeleton.geometry import motion_amplitude
-from .attacker_names import ATTACKER_NAMES
-from .attackers import (
+from ..attacker_names import ATTACKER_NAMES
+from ..attackers import (
     ATTACKERS,
     DEFAULT_EPOCHS,
     LEARNED,
@@ -54,8 +49,13 @@ from .attackers import (
     load_attacker,
     make_attacker,
 )
-from .attackers.side_channels import nearest
+from ..data.clip import Clip
+from ..errors import DtmrError
+from ..io.atomic import atomic_write
+from ..parallel import Workers, run_cells, seed_cell
+from ..skeleton.geometry import motion_amplitude
 from .audit_json import AUDIT_FILE, AUDIT_FORMAT, AUDIT_VERSION, UTILITY_ENTRIES, default_out
+from .linkage import frame_count_linkage, nearest_source, tied_linkage
 from .splits import AuditSplit, audit_split
 from .store import STORE_VERSION, PartStore, cache_path, clip_crcs, digest
 from .summary import ABOVE_CHANCE, clip_risks, risk_distribution, scored, subject_risks
@@ -157,20 +157,6 @@ def linkage_embedder(attackers: tuple[str, ...]) -> str | None:
     return next((n for n in EMBEDDERS if n in attackers), None)
 
 
-def nearest_raw(release_embedding: np.ndarray, raw_embedding: np.ndarray) -> np.ndarray:
-    """(N,) the index of each released clip's nearest raw clip (cosine) in the attacker's embedding."""
-    a = release_embedding / (np.linalg.norm(release_embedding, axis=1, keepdims=True) + 1e-12)
-    r = raw_embedding / (np.linalg.norm(raw_embedding, axis=1, keepdims=True) + 1e-12)
-    return np.argmax(a @ r.T, axis=1)
-
-
-def _nearest_source(release_embedding: np.ndarray, raw_embedding: np.ndarray, sources: np.ndarray,
-                    raw_crcs: np.ndarray) -> np.ndarray:
-    """(N,) whether each released clip's nearest raw clip is its own source, or a raw clip with the same
-    joints (N-UCLA holds 95 pairs of identical clips, v02 = v03: either one links)."""
-    return raw_crcs[nearest_raw(release_embedding, raw_embedding)] == raw_crcs[sources]
-
-
 def _scored_predictions(proba: np.ndarray, classes, truth: np.ndarray) -> dict:
     """accuracy (%), each clip's true-subject probability and whether its top class is the truth."""
     index = {c: j for j, c in enumerate(classes)}
@@ -179,29 +165,6 @@ def _scored_predictions(proba: np.ndarray, classes, truth: np.ndarray) -> dict:
     correct = [c is not None and int(np.argmax(proba[r])) == c for r, c in enumerate(columns)]
     return {"accuracy": 100.0 * float(np.mean(correct)) if correct else 0.0, "true_probability": true_p,
             "correct": correct}
-
-
-def _tied_linkage(release_features: np.ndarray, raw_features: np.ndarray, sources: np.ndarray,
-                  raw_crcs: np.ndarray) -> np.ndarray:
-    """(N,) the chance each released clip is linked to its own source (or a raw clip with the same joints)
-    by a nearest neighbour that breaks ties at random: 1 / #tied when one of the tied raw clips is it."""
-    out = np.zeros(len(sources))
-    for i, tied in enumerate(nearest(release_features, raw_features)):
-        if (raw_crcs[tied] == raw_crcs[sources[i]]).any():
-            out[i] = 1.0 / len(tied)
-    return out
-
-
-def frame_count_linkage(released_frames: np.ndarray, raw_frames: np.ndarray,
-                        sources: np.ndarray) -> tuple[float, float]:
-    """(percent of clips linked by frame count alone: the count equals the source's and no other raw clip
-    has it; percent expected when guessing among the raw clips of the same count)."""
-    counts = {int(n): int(c) for n, c in zip(*np.unique(raw_frames, return_counts=True))}
-    same = released_frames == raw_frames[sources]
-    sharing = np.array([counts.get(int(n), 0) for n in released_frames])
-    unique = same & (sharing == 1)
-    expected = np.where(same, 1.0 / np.maximum(sharing, 1), 0.0)
-    return 100.0 * float(unique.mean()), 100.0 * float(expected.mean())
 
 
 class AuditRun:
@@ -275,10 +238,10 @@ class AuditRun:
         if settings["linkage"]:
             sources = inp.sources[fold.test]
             if getattr(attacker, "metric", "cosine") == "euclidean":
-                result["linkage"] = 100.0 * float(_tied_linkage(attacker.embed(test_clips), attacker.embed(inp.raw),
+                result["linkage"] = 100.0 * float(tied_linkage(attacker.embed(test_clips), attacker.embed(inp.raw),
                                                                 sources, self.raw_crcs).mean())
             else:
-                linked = _nearest_source(attacker.embed(test_clips), attacker.embed(inp.raw), sources, self.raw_crcs)
+                linked = nearest_source(attacker.embed(test_clips), attacker.embed(inp.raw), sources, self.raw_crcs)
                 result["linkage"] = 100.0 * float(linked.mean())
         result["seconds"] = round(time.monotonic() - started, 1)
         self.log(f"{name} {form}, fold {k + 1}/{len(self.split.folds)}: {result['accuracy']:.1f} % "

@@ -7,7 +7,7 @@ kept ("AR kept"), and the accuracy of the action recognizer retrained on the rel
 k-same audits made with `--partners`, the source's figures beside the partners' (partners.py).
 `suite_table`: the figures of the full suite (issue 40): the worst case, the strongest learned attacker, the
 ensemble, the strongest side channel and raw-known attacker, the calibration, action and motion kept.
-`channel_table`: each side channel (dtmr/audit/attackers/side_channels.py) of each audit: the subject it names
+`channel_table`: each side channel (dtmr/attackers/side_channels.py) of each audit: the subject it names
 from the raw clips (raw-known) and after training on the release (adaptive), and its linkage to the source.
 """
 
@@ -15,8 +15,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from ..attacker_names import SIDE_CHANNELS
 from ..methods import RAW
-from .attacker_names import SIDE_CHANNELS
 from .audit_json import utility_entry
 
 COLUMNS = ("release", "metadata", "worst case", "× chance", "SGN adaptive", "TCN adaptive", "TCN raw-trained",
@@ -139,7 +139,7 @@ def _best(audit: dict, keep) -> str:
 def suite_table(audits: Sequence[dict], labels: Sequence[str] | None = None) -> str:
     """The Markdown table of `audits` under the full suite (SUITE_COLUMNS); AR kept against the first raw
     release among them, as `audit_table`."""
-    from .attacker_names import LEARNED
+    from ..attacker_names import LEARNED
 
     labels = labels or [f"{a['release'].get('method', '?')} ({a['release']['file']})" for a in audits]
     raw = next((a for a in audits if a["release"].get("method") == RAW.name and utility_entry(a)), None)

@@ -35,7 +35,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-from ..cli.arguments import positive_int
+from ..argtypes import positive_int
 
 PRESETS = ("small", "paper")
 #: `dtmr anonymize --batch` per label
@@ -263,7 +263,7 @@ def process_chunk(clips: int, processes: int) -> int:
 
 
 def default_chunk() -> int:
-    from ..release.anonymize import CHUNK
+    from ..release.run import CHUNK
 
     return CHUNK
 

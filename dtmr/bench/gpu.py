@@ -26,7 +26,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from ..cli.arguments import positive_int
+from ..argtypes import positive_int
 
 BATCHES = ("1", "256", "auto")
 #: (graph, precision) per way of running the model

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..cli.arguments import positive_int
+from ..argtypes import positive_int
 from ..data.clip import Clip
 
 

@@ -28,7 +28,7 @@ import os
 import time
 from collections.abc import Callable, Iterator
 
-from ..cli.arguments import positive_int
+from ..argtypes import positive_int
 
 BATCHES = (1, 8, 32)
 MATMUL_SIZE = 2048

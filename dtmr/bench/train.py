@@ -19,7 +19,7 @@ import json
 import tempfile
 import time
 
-from ..cli.arguments import positive_int
+from ..argtypes import positive_int
 from ..methods import DTMR, display_name
 from ..train.presets import PRESETS, TRAINABLE_METHODS
 

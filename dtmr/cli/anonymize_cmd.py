@@ -7,9 +7,9 @@ from __future__ import annotations
 import argparse
 import contextlib
 
+from ..argtypes import attacker_epochs, positive_int
 from ..methods import names
 from ..terminal import Progress
-from .arguments import attacker_epochs, positive_int
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -68,16 +68,11 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..release.anonymize import (
-        ReleaseOptions,
-        anonymize_source,
-        parse_batch,
-        parse_keep,
-        parse_length,
-    )
     from ..errors import DtmrError
+    from ..release.anonymize import anonymize_source
     from ..release.distributed import is_main_process
     from ..release.key import key_path_for
+    from ..release.options import ReleaseOptions, parse_batch, parse_keep, parse_length
 
     options = ReleaseOptions(keep=parse_keep(args.keep), length=parse_length(args.length),
                              with_provenance=args.with_provenance, keep_placement=args.keep_placement,
@@ -103,15 +98,15 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _run_to_risk(args: argparse.Namespace, options, batch) -> int:
-    """`--max-risk`: the ladder of settings, each released and audited (dtmr/release/risk_target.py)."""
+    """`--max-risk`: the ladder of settings, each released and audited (dtmr/audit/risk_target.py)."""
     import sys
 
+    from ..audit.risk_target import RiskTarget, anonymize_to_risk
     from ..audit.suite import AuditSettings
     from ..errors import DtmrError
     from ..parallel import Workers, worker_devices
     from ..release.distributed import torchrun_world_size
     from ..release.key import key_path_for
-    from ..release.risk_target import RiskTarget, anonymize_to_risk
     from ..train.distributed import pick_device
 
     target = RiskTarget.parse(args.max_risk)

@@ -11,8 +11,8 @@ import argparse
 import shlex
 import sys
 
-from ..audit.attacker_names import ATTACKER_NAMES
-from .arguments import attacker_epochs, positive_int
+from ..argtypes import attacker_epochs, positive_int
+from ..attacker_names import ATTACKER_NAMES
 
 
 def _attackers(text: str) -> tuple[str, ...]:
@@ -67,7 +67,18 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "one-process run's (docs/audit.md, Parallel runs)")
     p.add_argument("--threads-per-worker", type=positive_int, default=1, metavar="T",
                    help="torch threads of each worker process (with --workers)")
+    p.add_argument("--publish", metavar="DIR",
+                   help="also write a copy fit to publish to DIR: every figure and each clip's risk, not who is "
+                        "who (no release ids, subjects or attacker files; dtmr/audit/publish.py)")
     p.set_defaults(func=run)
+
+    pub = sub.add_parser("publish-audit", help="a copy of an audit folder fit to publish (no one's identity)",
+                         description="Write the copy of AUDIT_DIR fit to publish beside results: every figure "
+                                     "and each clip's risk, without the release ids, the subjects or the "
+                                     "attacker files, and its reports made again from it.")
+    pub.add_argument("audit_dir", metavar="AUDIT_DIR", help="a `dtmr audit` output folder")
+    pub.add_argument("-o", "--output", required=True, metavar="DIR", help="the folder of the published copy")
+    pub.set_defaults(func=run_publish)
 
 
 def _command(args: argparse.Namespace) -> str:
@@ -116,4 +127,15 @@ def run(args: argparse.Namespace) -> int:
     if warning:
         print(f"WARNING: {warning}")
     print(f"{out}: {summary}")
+    if args.publish:
+        from ..audit.publish import publish_audit
+
+        print(f"wrote the copy to publish {publish_audit(out, args.publish)}")
+    return 0
+
+
+def run_publish(args: argparse.Namespace) -> int:
+    from ..audit.publish import publish_audit
+
+    print(f"wrote {publish_audit(args.audit_dir, args.output)}")
     return 0

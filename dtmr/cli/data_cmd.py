@@ -12,13 +12,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ..argtypes import positive_int
 from ..errors import DtmrError, InputError
 from ..skeleton import topology_names
 from ..terminal import Progress
-from .arguments import positive_int
 
 if TYPE_CHECKING:
-    from ..io.sources import ClipSource
+    from ..io.clip_source import ClipSource
 
 
 def register(subparsers) -> None:
@@ -79,8 +79,9 @@ def register(subparsers) -> None:
 # -- info -----------------------------------------------------------------------------------------------
 def describe(path: str | Path) -> dict:
     """What `dtmr data info --json` prints: format, clips, topology, label sets, frames per clip, ..."""
+    from ..io.clip_source import InMemoryClipSource
     from ..io.ntu_skeleton import read_skeleton_file
-    from ..io.sources import InMemoryClipSource, open_clip_source
+    from ..io.sources import open_clip_source
 
     path = Path(path)
     skeleton = None
@@ -312,9 +313,8 @@ def run_export(args) -> int:
 
 # -- synth ----------------------------------------------------------------------------------------------
 def run_synth(args) -> int:
-    from ..io.library import ClipLibrary
-
     from ..data.synthetic import SYNTHETIC_ACTION_NAMES, generate_clips
+    from ..io.library import ClipLibrary
 
     if args.noise is not None and args.noise < 0:
         raise DtmrError("--noise cannot be negative")

@@ -14,8 +14,8 @@ import shlex
 import sys
 from pathlib import Path
 
+from ..argtypes import positive_int
 from ..methods import DMR, PMR, names
-from .arguments import positive_int
 
 #: the baselines trained here when no checkpoint of theirs is given
 TRAINED_BASELINES = (DMR.name, PMR.name)

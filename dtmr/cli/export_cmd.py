@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 
 from ..errors import CheckpointError, DtmrError, InputError
+from ..io.clip_source import resolve_clip
 from ..terminal import Progress
 
 REFERENCE_SEPARATOR = "::"
@@ -73,21 +74,6 @@ def register(subparsers) -> None:
     parser.add_argument("--camera", choices=CAMERA_PRESETS, default=CAMERA_PRESETS[0],
                         help="view direction (default: %(default)s)")
     parser.set_defaults(func=run)
-
-
-def resolve_clip(source, ident: str) -> int:
-    """Index of the clip `ident` (an index, negative from the end, or a sample name) in a ClipSource."""
-    count = len(source)
-    try:
-        index = int(ident)
-    except ValueError:
-        names = [str(n) for n in source.metadata_table()["sample_name"]]
-        if ident not in names:
-            raise InputError(source.path, f"no clip named {ident!r}") from None
-        return names.index(ident)
-    if not -count <= index < count:
-        raise InputError(source.path, f"clip index {index} is out of range: it holds {count} clips")
-    return index % count
 
 
 def frame_range(text: str | None, length: int) -> range:

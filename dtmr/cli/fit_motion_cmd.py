@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import argparse
 
+from ..argtypes import positive_int
 from ..methods import KSAME, names
-from .arguments import positive_int
 
 #: the methods fitted on a split in seconds (dtmr.methods, kind "fitted")
 METHODS = names("fitted")

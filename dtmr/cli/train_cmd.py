@@ -14,6 +14,7 @@ import os
 import sys
 from pathlib import Path
 
+from ..argtypes import parse_loss_weight
 from ..methods import DTMR
 from ..train.presets import (
     BASELINE,
@@ -21,16 +22,14 @@ from ..train.presets import (
     DEFAULT_BETA,
     DEFAULT_PRESET,
     DEFAULT_SEED,
+    MAX_BATCH,
     MAX_DEFAULT_QUADRUPLETS,
+    MAX_QUADRUPLETS,
     PRESETS,
     TRAINABLE_METHODS,
 )
 
 EVENTS_FILE = "events.jsonl"
-#: bounds of the sizes a user gives (issue 23): the paper trains with 32 quadruplets a step and at most 50k an
-#: epoch; an epoch's quadruplet indices alone take 32 bytes each, a step's clips 4 x 64 frames x J x 3 floats
-MAX_BATCH = 4096
-MAX_QUADRUPLETS = 1_000_000
 
 
 def _ints(text: str) -> tuple[int, ...]:
@@ -64,17 +63,6 @@ def _model_option(text: str) -> tuple[str, object]:
         return key, json.loads(value)
     except json.JSONDecodeError:
         return key, value
-
-
-def parse_loss_weight(text: str) -> tuple[str, float]:
-    """One `--loss-weight TERM=W` (also read by the Studio's Trainer tab)."""
-    term, sep, value = text.partition("=")
-    try:
-        if sep and term:
-            return term, float(value)
-    except ValueError:
-        pass
-    raise argparse.ArgumentTypeError(f"expected TERM=WEIGHT (a number), got {text!r}")
 
 
 def _common(p: argparse.ArgumentParser, batch_help: str, lr_help: str) -> None:

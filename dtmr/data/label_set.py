@@ -51,10 +51,8 @@ class LabelSet:
     @classmethod
     def build(cls, name: str, topology: str, action_labels: Sequence[int] | np.ndarray,
               action_names: Sequence[str] | None, subject_labels: Sequence[int] | np.ndarray) -> "LabelSet":
-        """From a source's `action_names` (indexed by label, `dtmr.io.sources.action_name_map`) and the labels
+        """From a source's `action_names` (indexed by label, `action_name_map`) and the labels
         present (negative labels, i.e. unknown, are left out)."""
-        from ..io.sources import action_name_map
-
         actions = sorted({int(a) for a in np.asarray(action_labels).ravel() if int(a) >= 0})
         names = action_name_map(list(action_names) if action_names else None, np.asarray(actions, dtype=np.int64))
         subjects = sorted({int(s) for s in np.asarray(subject_labels).ravel() if int(s) >= 0})
@@ -231,3 +229,16 @@ def match_classes(recognizer: RecognizerClasses, library: LabelSet | None) -> Cl
     else:
         note = ""
     return ClassMatch(task, classes, note, unmatched, library)
+
+
+def action_name_map(action_names: list[str] | None, action_labels: np.ndarray) -> dict[int, str]:
+    """Action label -> name. A source's `action_names` is indexed by the label itself ("" where a label has
+    no name, e.g. index 0 of the 1-based synthetic set). When any label lies beyond the list the names are
+    not used at all, rather than risk naming every action off by one."""
+    if not action_names:
+        return {}
+    labels = np.asarray(action_labels, dtype=np.int64)
+    known = labels[labels >= 0]
+    if known.size and known.max() >= len(action_names):
+        return {}
+    return {i: str(n) for i, n in enumerate(action_names) if n}

@@ -10,8 +10,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from ..data.clip import Clip
-
-SAMPLES = 5  # SGN's test protocol: logits averaged over 5 segment draws
+from ..models.recognizers import TEST_SAMPLES
 
 
 def top_k_accuracy(probabilities: np.ndarray, classes: np.ndarray, k: int) -> float:
@@ -33,7 +32,7 @@ def accuracy_of_probabilities(recognizer, probabilities: np.ndarray, labels: Seq
 
 def recognition_accuracy(recognizer, clips: Sequence[Clip], labels: Sequence[int], seed: int) -> tuple[float, float]:
     """(top-1, top-5) of `recognizer` on `clips` against data-set `labels`."""
-    return accuracy_of_probabilities(recognizer, recognizer.predict_proba(list(clips), SAMPLES, seed), labels)
+    return accuracy_of_probabilities(recognizer, recognizer.predict_proba(list(clips), TEST_SAMPLES, seed), labels)
 
 
 def nearest_is_source(anonymized_embedding: np.ndarray, raw_embedding: np.ndarray) -> float:

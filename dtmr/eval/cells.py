@@ -18,9 +18,9 @@ from pathlib import Path
 
 import numpy as np
 
+from ..models.recognizers import TEST_SAMPLES
 from ..parallel import Workers, run_cells, seed_cell
 from ..train.data import TrainingData
-from .attacks import SAMPLES
 from .methods import EvalMethod
 from .protocol import EvalSettings, SeedDraw, draw_seed, method_row, seed_values
 
@@ -47,7 +47,7 @@ class EvalContext:
     def raw_embedding(self, seed: int) -> np.ndarray:
         """The subject evaluator's embeddings of the raw test clips for `seed` (shared by the methods)."""
         if seed not in self._raw_embeddings:
-            self._raw_embeddings[seed] = self.evaluators[1].embed(self.data.test.clips, SAMPLES, seed)
+            self._raw_embeddings[seed] = self.evaluators[1].embed(self.data.test.clips, TEST_SAMPLES, seed)
         return self._raw_embeddings[seed]
 
 

@@ -38,9 +38,9 @@ import torch
 from ..data.clip import Clip
 from ..data.reference_pool import ReferencePool
 from ..methods import RAW
+from ..models.recognizers import TEST_SAMPLES
 from ..train.data import TrainingData
 from .attacks import (
-    SAMPLES,
     accuracy_of_probabilities,
     nearest_is_source,
     recognition_accuracy,
@@ -163,7 +163,7 @@ def _adaptive_suite(train_out: Sequence[Clip], subjects: Sequence[int], seed: in
 
     Torch's global generator is restored afterwards, so the rows of methods evaluated later are what they
     were before these attackers joined the protocol."""
-    from ..audit.attackers import make_attacker
+    from ..attackers import make_attacker
 
     out = []
     devices = [torch.device(device)] if torch.device(device).type == "cuda" else []
@@ -203,7 +203,7 @@ def seed_values(method: EvalMethod, data: TrainingData, draws: Sequence[SeedDraw
         anonymized = method.anonymize(test, references, draw.seed, data.action_names)
         v: dict[str, float] = {}
         v["ar_top1"], v["ar_top5"] = recognition_accuracy(action_eval, anonymized, source_actions, draw.seed)
-        embedding = subject_eval.embed(anonymized, SAMPLES, draw.seed)
+        embedding = subject_eval.embed(anonymized, TEST_SAMPLES, draw.seed)
         v["ri_top1"], v["ri_top5"] = accuracy_of_probabilities(
             subject_eval, subject_eval.probabilities_from_embedding(embedding), source_subjects)
         if settings.retrain:

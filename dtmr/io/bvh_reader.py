@@ -27,6 +27,7 @@ from ..data.clip import Clip
 from ..errors import InputError
 from ..skeleton import get_topology, topology_names
 from .bounded_read import read_bounded
+from .clip_source import InMemoryClipSource
 from .topology_arg import check_topology_name
 
 BVH_SUFFIX = ".bvh"
@@ -146,9 +147,6 @@ def read_bvh(path: str | Path, topology: str | None = None, unit: str | None = N
     `topology` must then agree with the file; `unit` ("m", "cm", "mm", "in") overrides the guess from the rest
     pose. The writer's branch joints (`{parent}_to_{child}`) are dropped. Returns an `InMemoryClipSource`.
     """
-    # imported here, not at the top: `sources` imports this module
-    from .sources import InMemoryClipSource
-
     path = str(path)
     check_topology_name(topology, path)
     bvh = parse_bvh(path)

@@ -38,6 +38,7 @@ from ..data.clip import Clip
 from ..errors import InputError
 from ..skeleton import get_topology
 from .bounded_read import read_bounded
+from .clip_source import InMemoryClipSource
 from .npz_dataset import (
     _HEADER_ERRORS,
     _NPY_MAGIC,
@@ -275,7 +276,4 @@ def _clip(joints: np.ndarray, topology: str, fps: float, path: str) -> Clip:
 
 
 def _source(path: str, format: str, clip: Clip):
-    # imported here: `sources` imports the readers to dispatch on a path
-    from .sources import InMemoryClipSource
-
     return InMemoryClipSource(path, format, clip.topology, [clip])

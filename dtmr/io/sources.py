@@ -9,15 +9,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Protocol, runtime_checkable
-
-import numpy as np
 
 from ..data.clip import Clip
 from ..errors import InputError
 from .bvh_reader import read_bvh
+from .clip_source import ClipSource, InMemoryClipSource
 from .coco_json import is_coco_json, read_coco_json
-from .library import COLUMNS, INT_COLUMNS, ClipLibrary
+from .library import ClipLibrary
 from .npz_dataset import read_npz_dataset
 from .ntu_skeleton import read_ntu_clip
 from .pose_npy import is_mmpose3d_json, is_pose_npy, read_mmpose3d_json, read_pose_npy
@@ -47,65 +45,6 @@ FORMAT_LABELS = {
 }
 #: the file name patterns of those kinds, for file dialogs
 OPEN_PATTERNS = ("*.skeleton", "*.npz", "*.pkl", "*.pickle", "*.npy", "*.json", "*.bvh", "*.h5", "*.hdf5")
-
-
-@runtime_checkable
-class ClipSource(Protocol):
-    path: str
-    topology: str
-    format: str
-
-    def __len__(self) -> int: ...
-
-    def metadata(self, i: int) -> dict: ...
-
-    def metadata_table(self) -> dict[str, np.ndarray]: ...
-
-    def read(self, i: int) -> Clip: ...
-
-    @property
-    def action_names(self) -> list[str] | None: ...
-
-    def close(self) -> None: ...
-
-
-class InMemoryClipSource:
-    """Clips already read (from `.skeleton` files or an `.npz`), seen as a `ClipSource`."""
-
-    def __init__(self, path: str, format: str, topology: str, clips: list[Clip], action_names: list[str] | None = None):
-        self.path = path
-        self.format = format
-        self.topology = topology
-        self.clips = clips
-        self.action_names = action_names
-
-    def __len__(self) -> int:
-        return len(self.clips)
-
-    def metadata(self, i: int) -> dict:
-        return self.clips[i].metadata()
-
-    def metadata_table(self) -> dict[str, np.ndarray]:
-        """Same fields as `ClipLibrary.metadata_table`: ints (-1 unknown), fps, str objects, extra dicts."""
-        table: dict[str, np.ndarray] = {}
-        for name in COLUMNS:
-            values = [getattr(c, name) for c in self.clips]
-            if name in INT_COLUMNS:
-                table[name] = np.array([-1 if v is None else v for v in values], dtype=np.int64)
-            elif name == "fps":
-                table[name] = np.array(values, dtype=np.float64)
-            elif name == "extra":
-                table[name] = np.array([dict(v) for v in values], dtype=object)
-            else:
-                table[name] = np.array([v or "" for v in values], dtype=object)
-        table["num_frames"] = np.array([c.num_frames for c in self.clips], dtype=np.int64)
-        return table
-
-    def read(self, i: int) -> Clip:
-        return self.clips[i]
-
-    def close(self) -> None:
-        """Nothing to release; present so that every source can be closed the same way."""
 
 
 def skeleton_files(folder: str | Path) -> list[Path]:
@@ -185,16 +124,3 @@ def load_clips(path: str | Path, topology: str | None = None) -> list[Clip]:
         with source:
             return source.read_all()
     return list(source.clips)
-
-
-def action_name_map(action_names: list[str] | None, action_labels: np.ndarray) -> dict[int, str]:
-    """Action label -> name. A source's `action_names` is indexed by the label itself ("" where a label has
-    no name, e.g. index 0 of the 1-based synthetic set). When any label lies beyond the list the names are
-    not used at all, rather than risk naming every action off by one."""
-    if not action_names:
-        return {}
-    labels = np.asarray(action_labels, dtype=np.int64)
-    known = labels[labels >= 0]
-    if known.size and known.max() >= len(action_names):
-        return {}
-    return {i: str(n) for i, n in enumerate(action_names) if n}

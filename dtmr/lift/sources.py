@@ -14,8 +14,9 @@ from pathlib import Path
 
 from ..data.clip import Clip
 from ..errors import InputError
+from ..io.clip_source import InMemoryClipSource
 from ..io.coco_json import DEFAULT_FPS, is_coco_json, read_coco_json_2d
-from ..io.sources import PICKLE_SUFFIXES, InMemoryClipSource
+from ..io.sources import PICKLE_SUFFIXES
 from ..skeleton import COCO17
 from .apply import DEFAULT_LIFTER, lift_keypoints
 

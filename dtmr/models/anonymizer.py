@@ -31,9 +31,8 @@ import torch
 from torch import nn
 
 from ..data.clip import Clip
-from ..data.label_set import fitted_action_names, shared_action_labels
+from ..data.label_set import action_name_map, fitted_action_names, shared_action_labels
 from ..errors import DtmrError, InputError
-from ..io.sources import action_name_map
 from ..methods import SOURCE_RESIDUAL
 from ..skeleton import NTU25, Normalization, Topology, to_ntu25
 from .checkpoint import build_model_from_checkpoint, load_checkpoint

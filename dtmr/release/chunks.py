@@ -22,8 +22,8 @@ import numpy as np
 from ..data.clip import Clip
 from ..data.reference_pool import ReferencePool
 from ..errors import DtmrError
+from ..io.clip_source import ClipSource
 from ..io.library import ClipLibrary, stored_form
-from ..io.sources import ClipSource
 from .runner import Method
 
 #: joint bytes of its own parts a merging process keeps for the merge (about 13,000 clips of 65 frames)

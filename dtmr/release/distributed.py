@@ -1,6 +1,6 @@
 """`dtmr anonymize` under `torchrun`: every rank writes its share of the parts, rank 0 merges.
 
-The work is the chunks of the release order (dtmr/release/anonymize.py): chunk k goes to rank k mod N, and
+The work is the chunks of the release order (dtmr/release/run.py): chunk k goes to rank k mod N, and
 each rank writes its parts into the shared `OUT.h5.parts` folder (on several nodes, a shared file system).
 A part depends only on its chunk (clips, references and noise are seeded per (seed, source clip)), so the
 merged release is byte-identical to that of one process with the same `run.json` — the same drawn order
@@ -27,10 +27,10 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from ..errors import DtmrError
-from .anonymize import RunSpec, _locked, _run_state, open_run, run_settings
 from .chunks import Job
 from .key import key_path_for
 from .merge import write_release
+from .run import RunSpec, locked, open_run, run_settings, run_state
 
 #: seconds between two looks at the parts folder (progress, finished parts)
 POLL_S = 0.2
@@ -63,8 +63,8 @@ def anonymize_rank(spec: RunSpec, progress: Callable[[int, int], None] | None) -
             if context.is_main:
                 try:
                     settings = run_settings(spec, len(opened.source), opened.runner.info)
-                    stack.enter_context(_locked(parts, spec.output))
-                    shared[0] = _run_state(parts, settings, len(opened.source), spec.options.with_provenance)
+                    stack.enter_context(locked(parts, spec.output))
+                    shared[0] = run_state(parts, settings, len(opened.source), spec.options.with_provenance)
                 except DtmrError as exc:
                     shared[1] = str(exc)
             dist.broadcast_object_list(shared, src=0)

@@ -26,9 +26,10 @@ import numpy as np
 
 from ..data.clip import Clip
 from ..errors import DtmrError, InputError
+from ..io.clip_source import ClipSource
 from ..io.library import ClipLibrary
 from ..io.outputs import check_output
-from ..io.sources import ClipSource, open_clip_source
+from ..io.sources import open_clip_source
 from .release import RELEASE_FORMAT, release_attributes
 
 #: format -> `check_output` kind

@@ -35,10 +35,10 @@ from pathlib import Path
 
 from ..errors import DtmrError
 from ..io.sources import open_clip_source
-from .anonymize import RunSpec, _locked, _run_state, open_run, run_settings
 from .chunks import Job, PartFiles
 from .key import key_path_for
 from .merge import write_release
+from .run import RunSpec, locked, open_run, run_settings, run_state
 from .runner import MethodInfo, parameter_free_info
 
 #: torch intra-op threads of each worker
@@ -61,8 +61,8 @@ def anonymize_with_workers(spec: RunSpec, workers: int, progress: Callable[[int,
                 raise DtmrError(f"{spec.input_path}: no clips to anonymize")
             info = parameter_free_info(spec.method, source.topology) if spec.method else crew.method_info()
             settings = run_settings(spec, clips, info)
-            stack.enter_context(_locked(spec.parts, Path(spec.output)))
-            state = _run_state(spec.parts, settings, clips, spec.options.with_provenance)
+            stack.enter_context(locked(spec.parts, Path(spec.output)))
+            state = run_state(spec.parts, settings, clips, spec.options.with_provenance)
             files = PartFiles(spec.parts, clips, spec.chunk)
             missing = files.missing()
             crew.start(state["order"], missing)

@@ -83,7 +83,7 @@ class TrainingData:
         return np.searchsorted(self.action_labels, labels)
 
     def action_class_names(self) -> list[str]:
-        from ..io.sources import action_name_map
+        from ..data.label_set import action_name_map
 
         names = action_name_map(self.action_names, self.action_labels)
         return [names.get(int(a), f"action {a}") for a in self.action_labels]

@@ -50,6 +50,10 @@ TRAINABLE_METHODS = (DTMR.name, *(name for name in names("trained") if name != D
 #: an epoch of DisentangledTMR defaults to twice the training clips in quadruplets, at most this many
 #: (about NTU60's training set in the paper)
 MAX_DEFAULT_QUADRUPLETS = 50_000
+#: bounds of the sizes a user gives (issue 23): the paper trains with 32 quadruplets a step and at most 50k an
+#: epoch; an epoch's quadruplet indices alone take 32 bytes each, a step's clips 4 x 64 frames x J x 3 floats
+MAX_BATCH = 4096
+MAX_QUADRUPLETS = 1_000_000
 
 
 def quadruplets_per_epoch(requested: int | None, train_clips: int, batch: int) -> int:

@@ -3,7 +3,7 @@
 `write_release` stands in for `dtmr anonymize` (the released joints are the source's own: what matters
 here is the layout, not the anonymization): opaque ids in a shuffled order, subject -1, the release
 attributes, `RELEASE.key.json` beside it, and optionally `RELEASE.audit/audit.json` with a risk per clip and
-the worst attacker's saved file (a real bone-length attacker of `dtmr.audit.attackers`).
+the worst attacker's saved file (a real bone-length attacker of `dtmr.attackers`).
 """
 
 from __future__ import annotations
@@ -13,11 +13,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import h5py
+from studio_fakes import ACTION_NAMES, make_clip
 
 from dtmr import Clip
 from dtmr.io.library import JOINTS_CRC, ClipLibrary
 from dtmr.release.key import KeyEntry, ReleaseKey, key_path_for, write_key
-from studio_fakes import ACTION_NAMES, make_clip
 
 #: release position -> source index (3 subjects x 3 actions), a fixed "shuffle"
 ORDER = (4, 0, 8, 2, 6, 1, 7, 3, 5)
@@ -61,7 +61,7 @@ def write_release(folder: Path, audit: bool = True, attacker: bool = True, name:
 
 def write_audit(release: Release, attacker: bool = True) -> Path:
     """`RELEASE.audit/audit.json`; with `attacker`, the worst attacker's file is a trained bone-length attacker."""
-    from dtmr.audit.attackers import BoneLengthAttacker
+    from dtmr.attackers import BoneLengthAttacker
 
     folder = release.path.with_name(release.path.stem + ".audit")
     (folder / "attackers").mkdir(parents=True, exist_ok=True)

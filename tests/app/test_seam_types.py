@@ -222,7 +222,7 @@ def test_the_types_of_the_seam_do_not_bring_torch_into_the_start_up() -> None:
     """The model types (`Anonymizer`, `Recognizer`, attackers) import torch: the Studio names them under
     `TYPE_CHECKING` only, and loads torch in its model workers."""
     code = "import sys, app.main, app.ui.main_window; print(sorted(m for m in ('torch', 'dtmr.models.anonymizer', " \
-           "'dtmr.models.recognizers', 'dtmr.audit.attackers') if m in sys.modules))"
+           "'dtmr.models.recognizers', 'dtmr.attackers') if m in sys.modules))"
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120,
                          check=True).stdout
     assert out.strip() == "[]"

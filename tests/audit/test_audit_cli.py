@@ -86,8 +86,8 @@ def test_evaluate_reports_the_adaptive_worst_case_column(tmp_path):
 def test_epochs_take_one_number_or_one_per_attacker():
     import argparse
 
+    from dtmr.argtypes import attacker_epochs as _epochs
     from dtmr.audit.suite import AuditSettings
-    from dtmr.cli.arguments import attacker_epochs as _epochs
 
     assert _epochs("7") == 7
     per_attacker = _epochs("tcn=30, sgn=5")

@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 from audit_releases import make_release
 
-from dtmr.audit.suite import AuditSettings, frame_count_linkage, run_audit
+from dtmr.audit.linkage import frame_count_linkage
+from dtmr.audit.suite import AuditSettings, run_audit
 from dtmr.errors import DtmrError
 from dtmr.io.library import ClipLibrary
 

@@ -59,24 +59,6 @@ def test_the_script_reads_audit_folders_and_names_what_it_cannot_read(tmp_path, 
     assert _script().main([str(tmp_path / "raw"), "--labels", "a,b"]) == 1
 
 
-def test_a_published_audit_keeps_the_risks_but_not_who_is_who(tmp_path):
-    spec = importlib.util.spec_from_file_location("publish_audit", SCRIPT.with_name("publish_audit.py"))
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    audit = _audit("naive", 40.0, 60.0)
-    audit.update(clips=[{"id": "R000001", "subject": 7, "risk": 0.9, "correct": True}],
-                 attacker_files={"tcn/adaptive": "attackers/tcn_adaptive.pt"},
-                 risk={"mean": 0.9, "median": 0.9, "p90": 0.9, "max": 0.9}, subjects=[])
-    (tmp_path / "a").mkdir()
-    (tmp_path / "a" / "audit.json").write_text(json.dumps(audit))
-    assert module.main([str(tmp_path / "a"), str(tmp_path / "shared")]) == 0
-    shared = json.loads((tmp_path / "shared" / "audit.json").read_text())
-    assert shared["clips"] == [{"id": "", "subject": "", "risk": 0.9, "correct": True}]
-    assert "attacker_files" not in shared
-    report = (tmp_path / "shared" / "audit.md").read_text()
-    assert "R000001" not in report and "mean 0.90" in report
-
-
 def test_the_partner_table_sets_the_partners_beside_the_source_and_skips_audits_without_them():
     from dtmr.audit.table import PARTNER_COLUMNS, partner_table
 

@@ -7,7 +7,7 @@ import pytest
 from dtmr.data.reference_pool import ReferencePool
 from dtmr.errors import DtmrError
 from dtmr.eval.protocol import draw_seed
-from dtmr.release.anonymize import reference_index
+from dtmr.release.chunks import reference_index
 from dtmr.render import pick_reference
 
 #: subject per clip; -1 = unknown

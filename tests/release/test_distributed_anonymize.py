@@ -16,8 +16,8 @@ import pytest
 from dtmr.cli import main
 from dtmr.io.library import ClipLibrary
 from dtmr.release import chunks
-from dtmr.release.anonymize import RUN_STATE
 from dtmr.release.key import key_path_for
+from dtmr.release.run import RUN_STATE
 from dtmr.resources import resource_path
 
 DEMO = resource_path("demo/demo_library.h5")

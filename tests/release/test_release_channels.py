@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from dtmr.audit.attackers.side_channels import channel_features, nearest
+from dtmr.attackers.side_channels import channel_features, nearest
 from dtmr.cli import main
 from dtmr.io.library import ClipLibrary
 from dtmr.io.sources import open_clip_source
@@ -179,7 +179,7 @@ def test_real_releases_keep_no_placement_channel(data, tmp_path):
 def test_resampling_leaves_no_straight_segments_that_would_give_the_source_length_back(demo_clips):
     """Linear upsampling puts the new frames on straight lines between the source's, and how many there are
     says how long the source was; the release's cubic resampling does not."""
-    from dtmr.audit.attackers.side_channels import dropouts
+    from dtmr.attackers.side_channels import dropouts
     from dtmr.skeleton import resample
 
     for clip in demo_clips[:6]:

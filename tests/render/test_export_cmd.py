@@ -5,12 +5,13 @@ from pathlib import Path
 import imageio.v3 as iio
 import numpy as np
 import pytest
+from render_fakes import FakeAnonymizer, swaying_clip
 
 from dtmr.cli import main
-from dtmr.cli.export_cmd import CAMERA_PRESETS, frame_range, resolve_clip
+from dtmr.cli.export_cmd import CAMERA_PRESETS, frame_range
 from dtmr.errors import DtmrError, InputError
+from dtmr.io.clip_source import resolve_clip
 from dtmr.render.camera import DEFAULT_PRESET, PRESETS
-from render_fakes import FakeAnonymizer, swaying_clip
 
 
 class TableSource:

@@ -35,6 +35,8 @@ from .sampling import window_indices
 from .sgn import DEFAULT_SEG, DIM, SGN
 
 TASKS = ("action", "subject")
+#: SGN's test protocol: logits averaged over this many segment draws
+TEST_SAMPLES = 5
 #: Windows (or clip draws) per forward pass; bounds memory for long clips and large data sets.
 INFERENCE_BATCH = 256
 
@@ -151,7 +153,7 @@ class Recognizer(nn.Module):
             parts = [self.model(chunk.to(self.device)).float().cpu() for chunk in x.split(INFERENCE_BATCH)]
         return torch.cat(parts)
 
-    def predict_proba(self, clips: Sequence[Clip], samples: int = 5, seed: int = 0) -> np.ndarray:
+    def predict_proba(self, clips: Sequence[Clip], samples: int = TEST_SAMPLES, seed: int = 0) -> np.ndarray:
         """(N, C) class probabilities: softmax of the logits averaged over `samples` segment draws."""
         if not clips:
             return np.zeros((0, self.num_classes), dtype=np.float32)

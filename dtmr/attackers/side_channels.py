@@ -30,11 +30,11 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from ...data.clip import Clip
-from ...errors import DtmrError
-from ...skeleton import get_topology
-from ...skeleton.floor import fit_floor
 from ..attacker_names import SIDE_CHANNELS
+from ..data.clip import Clip
+from ..errors import DtmrError
+from ..skeleton import get_topology
+from ..skeleton.floor import fit_floor
 from .base import class_targets, read_attacker_file, save_attacker
 
 #: a bone shorter than this (m) is a joint placed on its parent
@@ -121,7 +121,7 @@ CHANNELS: dict[str, tuple[Callable[[Clip], np.ndarray], str]] = {
 }
 
 
-assert tuple(CHANNELS) == SIDE_CHANNELS, "dtmr/audit/attacker_names.py lists the channels"
+assert tuple(CHANNELS) == SIDE_CHANNELS, "dtmr/attacker_names.py lists the channels"
 
 
 def channel_features(channel: str, clips: Sequence[Clip]) -> np.ndarray:

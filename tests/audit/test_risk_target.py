@@ -8,16 +8,16 @@ import json
 
 import pytest
 
+from dtmr.audit.risk_target import RiskTarget, anonymize_to_risk, privacy_ladder
 from dtmr.audit.suite import AuditSettings
 from dtmr.cli import main
 from dtmr.data.synthetic import generate_clips
 from dtmr.errors import DtmrError
 from dtmr.io.library import ClipLibrary
 from dtmr.models.checkpoint import load_checkpoint
-from dtmr.release.anonymize import file_sha256
 from dtmr.release.key import key_path_for, read_key
 from dtmr.release.release import open_release, release_attributes
-from dtmr.release.risk_target import RiskTarget, anonymize_to_risk, privacy_ladder
+from dtmr.release.run import file_sha256
 
 #: fast attackers: the test is about the search, not the attackers' strength
 FAST = AuditSettings(attackers=("bone-lengths", "first-root"), utility=False)

@@ -7,9 +7,9 @@ import numpy as np
 import pytest
 import torch
 
-from dtmr.audit.attackers import load_attacker
-from dtmr.audit.attackers.base import read_attacker_file
-from dtmr.audit.attackers.gcn import GCNAttacker, GCNConfig, SpatialTemporalGCN, partitions
+from dtmr.attackers import load_attacker
+from dtmr.attackers.base import read_attacker_file
+from dtmr.attackers.gcn import GCNAttacker, GCNConfig, SpatialTemporalGCN, partitions
 from dtmr.skeleton import get_topology
 
 

@@ -18,8 +18,8 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from ...data.clip import Clip
-from ...skeleton.geometry import bone_lengths
+from ..data.clip import Clip
+from ..skeleton.geometry import bone_lengths
 from .base import class_targets, read_attacker_file, save_attacker
 
 

@@ -32,7 +32,7 @@ from pathlib import Path
 from ..errors import DtmrError
 from ..io.outputs import check_output
 from ..methods import KSAME
-from .key import key_path_for
+from ..release.key import key_path_for
 
 #: the k values tried above a k-same file's own, in order
 KSAME_LADDER = (2, 3, 5, 8, 13, 20)
@@ -120,9 +120,9 @@ def anonymize_to_risk(input_path: str | Path, output: str | Path, target: RiskTa
     returns {"setting", "audit", "tried": [{"setting", "worst", "figure", "utility", "met"}]}. Raises DtmrError
     (and writes no release) when no setting meets it. `audit_workers` (parallel.Workers) computes each audit's
     cells in that many processes; `anonymize_kwargs` go to `anonymize_source`."""
-    from ..audit.audit_json import default_out
-    from ..audit.suite import run_audit
-    from .anonymize import anonymize_source
+    from ..release.anonymize import anonymize_source
+    from .audit_json import default_out
+    from .suite import run_audit
 
     output = Path(output)
     inputs = [p for p in (input_path, model, anonymize_kwargs.get("references")) if p is not None]

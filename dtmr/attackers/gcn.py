@@ -20,7 +20,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from ...skeleton.topology import Topology
+from ..skeleton.topology import Topology
 from .training import TrainedAttacker, TrainingConfig
 
 PARTITIONS = 3  # the joint itself, its parent, its children

@@ -14,10 +14,10 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 import torch
 
-from ...data.clip import Clip
-from ...errors import CheckpointError, DtmrError
-from ...io.atomic import atomic_write
-from ...models.checkpoint_header import load_untrusted
+from ..data.clip import Clip
+from ..errors import CheckpointError, DtmrError
+from ..io.atomic import atomic_write
+from ..models.checkpoint_header import load_untrusted
 
 FILE_FORMAT = "dtmr-audit-attacker"
 

@@ -38,10 +38,10 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from ...data.clip import Clip
-from ...skeleton import get_topology
-from ...skeleton.normalize import MODEL_FRAMES, canonical_transform
-from ...skeleton.topology import Topology
+from ..data.clip import Clip
+from ..skeleton import get_topology
+from ..skeleton.normalize import MODEL_FRAMES, canonical_transform
+from ..skeleton.topology import Topology
 from .base import class_targets, read_attacker_file, save_attacker
 
 EVAL_BATCH = 256

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import torch
 from torch import nn
 
-from ...skeleton.topology import Topology
+from ..skeleton.topology import Topology
 from .training import TrainedAttacker, TrainingConfig
 
 

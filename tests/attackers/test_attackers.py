@@ -10,12 +10,19 @@ import pytest
 import torch
 from torch import nn
 
-from dtmr.audit.attackers import ATTACKERS, load_attacker, make_attacker
-from dtmr.audit.attackers.base import Attacker
-from dtmr.audit.attackers.gcn import GCNAttacker, GCNConfig
-from dtmr.audit.attackers.tcn import TCNAttacker, TCNConfig, TemporalConvNet
-from dtmr.audit.attackers.training import (TrainingConfig, augmented, evaluate, fixed_decays, holdout_split,
-                                           train_classifier, whole_clips)
+from dtmr.attackers import ATTACKERS, load_attacker, make_attacker
+from dtmr.attackers.base import Attacker
+from dtmr.attackers.gcn import GCNAttacker
+from dtmr.attackers.tcn import TCNAttacker, TCNConfig, TemporalConvNet
+from dtmr.attackers.training import (
+    TrainingConfig,
+    augmented,
+    evaluate,
+    fixed_decays,
+    holdout_split,
+    train_classifier,
+    whole_clips,
+)
 from dtmr.errors import CheckpointError
 
 

@@ -1,4 +1,5 @@
-"""Argument types shared by the sub-commands."""
+"""Argument types of the command line, torch-free and outside `dtmr.cli` so that the benchmarks and the Studio
+parse the same values without importing the CLI."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ def positive_int(text: str) -> int:
 
 def attacker_epochs(text: str) -> int | dict[str, int]:
     """`--epochs`: `N` for every neural attacker, or `sgn=5,tcn=30` per attacker."""
-    from ..audit.attacker_names import ATTACKER_NAMES, UNTRAINED
+    from .attacker_names import ATTACKER_NAMES, UNTRAINED
 
     if "=" not in text:
         return positive_int(text)
@@ -30,3 +31,14 @@ def attacker_epochs(text: str) -> int | dict[str, int]:
                                              f"{', '.join(n for n in ATTACKER_NAMES if n not in UNTRAINED)})")
         epochs[name] = positive_int(value.strip())
     return epochs
+
+
+def parse_loss_weight(text: str) -> tuple[str, float]:
+    """One `--loss-weight TERM=W` (also read by the Studio's Trainer tab)."""
+    term, sep, value = text.partition("=")
+    try:
+        if sep and term:
+            return term, float(value)
+    except ValueError:
+        pass
+    raise argparse.ArgumentTypeError(f"expected TERM=WEIGHT (a number), got {text!r}")

@@ -12,15 +12,14 @@ from pathlib import Path
 
 import torch
 
-from ...errors import DtmrError
+from ..attacker_names import LEARNED, SIDE_CHANNELS
+from ..errors import DtmrError
 from .base import Attacker, read_attacker_file
 from .bone_lengths import BoneLengthAttacker
 from .gcn import GCNAttacker, GCNConfig
 from .sgn import SGNAttacker
 from .side_channels import CHANNELS, SideChannelAttacker
 from .tcn import TCNAttacker, TCNConfig
-
-from ..attacker_names import LEARNED, SIDE_CHANNELS
 
 ATTACKERS = {"sgn": SGNAttacker, "tcn": TCNAttacker, "stgcn": GCNAttacker, "bone-lengths": BoneLengthAttacker,
              **{name: SideChannelAttacker for name in SIDE_CHANNELS}}

@@ -11,9 +11,8 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from ...data.clip import Clip
-from ...eval.attacks import SAMPLES
-from ...models.recognizers import Recognizer
+from ..data.clip import Clip
+from ..models.recognizers import TEST_SAMPLES, Recognizer
 from .base import class_targets, read_attacker_file, save_attacker
 
 DEFAULT_EPOCHS = 30
@@ -30,8 +29,8 @@ class SGNAttacker:
         self.recognizer: Recognizer | None = None
 
     def fit(self, clips: Sequence[Clip], labels: Sequence[int], seed: int) -> None:
-        from ...train.distributed import DistributedContext
-        from ...train.recognizer_trainer import train_recognizer
+        from ..train.distributed import DistributedContext
+        from ..train.recognizer_trainer import train_recognizer
 
         classes, _ = class_targets(labels, clips)
         torch.manual_seed(seed)  # SGN's initial weights come from the global generator
@@ -44,10 +43,10 @@ class SGNAttacker:
     def predict_proba(self, clips: Sequence[Clip]) -> np.ndarray:
         if self.recognizer is None:
             raise RuntimeError("the attacker is not trained")
-        return self.recognizer.predict_proba(list(clips), SAMPLES, seed=0)
+        return self.recognizer.predict_proba(list(clips), TEST_SAMPLES, seed=0)
 
     def embed(self, clips: Sequence[Clip]) -> np.ndarray:
-        return self.recognizer.embed(list(clips), SAMPLES, seed=0)
+        return self.recognizer.embed(list(clips), TEST_SAMPLES, seed=0)
 
     def save(self, path: str | Path) -> Path:
         config = {"epochs": self.epochs, "topology": self.recognizer.topology.name, "seg": self.recognizer.seg}

@@ -1,0 +1,38 @@
+"""What of an audit may be published beside results, and the writing of that copy.
+
+An audit folder maps every released clip to its performer (per-clip rows hold the release id and the subject,
+as the key does) and holds the trained attackers. The published copy keeps every figure and each clip's risk,
+but not who is who, and leaves the attacker files behind; its reports are made again from the copy.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from ..errors import DtmrError
+from ..io.atomic import atomic_write
+from .audit_json import AUDIT_FILE, read_audit_json
+from .report import write_reports
+
+
+def publishable(audit: dict) -> dict:
+    """`audit` (audit.json's content) without what links a released clip to its performer."""
+    shared = {k: v for k, v in audit.items() if k != "attacker_files"}
+    shared["clips"] = [{"id": "", "subject": "", "risk": c["risk"], "correct": c["correct"]}
+                       for c in audit.get("clips", [])]
+    return shared
+
+
+def publish_audit(audit_dir: str | Path, out_dir: str | Path) -> Path:
+    """Write the publishable copy of the audit in `audit_dir` to `out_dir` (audit.json and its reports);
+    returns `out_dir`. The audit's own folder is refused: the copy would replace the audit it is made of."""
+    audit_dir, out_dir = Path(audit_dir), Path(out_dir)
+    if out_dir.resolve() == audit_dir.resolve():
+        raise DtmrError(f"{out_dir}: the published copy cannot replace the audit it is made of")
+    shared = publishable(read_audit_json(audit_dir))
+    out_dir.mkdir(parents=True, exist_ok=True)
+    with atomic_write(out_dir / AUDIT_FILE) as tmp:
+        tmp.write_text(json.dumps(shared, indent=1) + "\n")
+    write_reports(shared, out_dir)
+    return out_dir

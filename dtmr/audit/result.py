@@ -1,0 +1,67 @@
+"""`AuditResult`: the figures of an `audit.json` that tables and verdicts read, typed and checked once, so that
+no consumer parses the dict again. The full file keeps every attacker's entry (docs/audit.md, "audit.json");
+this is the summary of it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..errors import InputError
+from .audit_json import AUDIT_VERSION, read_audit_json, utility_entry
+
+
+@dataclass(frozen=True)
+class AuditResult:
+    #: the audit.json version it was read from (`AUDIT_VERSION` when written by this code)
+    version: int
+    #: the release's method (`dtmr.methods` name) and file name
+    method: str
+    release_file: str
+    #: the worst case over every attacker and form: its name, form, accuracy (%) and accuracy / chance
+    worst_name: str
+    worst_form: str
+    worst_accuracy: float
+    worst_times_chance: float
+    #: chance of naming a clip's subject (%)
+    chance: float
+    #: the identifying fields the metadata scan failed
+    metadata_failures: tuple[str, ...]
+    #: a raw-trained action recognizer's accuracy on the release (%), None without action labels
+    action_accuracy: float | None
+    #: the released clips' motion amplitude against their sources' (median), None when not measured
+    motion_kept: float | None
+    #: the calibration's warning (the suite's best raw figure under the reference), None when it has none
+    calibration_warning: str | None
+
+    @classmethod
+    def from_audit(cls, audit: dict, where: str | Path = "audit.json") -> AuditResult:
+        """From audit.json's content; `InputError` naming `where` when an entry is missing or of a wrong type."""
+        try:
+            worst, release = audit["worst"], audit["release"]
+            action = utility_entry(audit)
+            amplitude = (audit.get("utility") or {}).get("motion_amplitude_kept") or {}
+            return cls(
+                version=int(audit.get("version", AUDIT_VERSION)), method=str(release.get("method", "")),
+                release_file=str(release.get("file", "")), worst_name=str(worst["name"]),
+                worst_form=str(worst["form"]), worst_accuracy=float(worst["accuracy"]),
+                worst_times_chance=float(worst["times_chance"]), chance=float(audit["chance"]["subject"]),
+                metadata_failures=tuple(sorted({str(f["field"]) for f in audit["metadata"]["findings"]
+                                                if f["severity"] == "fail"})),
+                action_accuracy=None if not action else float(action["accuracy"]["mean"]),
+                motion_kept=None if amplitude.get("median") is None else float(amplitude["median"]),
+                calibration_warning=(audit.get("calibration") or {}).get("warning") or None)
+        except (KeyError, TypeError, ValueError) as exc:
+            raise InputError(where, f"an audit without a readable {exc} entry") from None
+
+    @classmethod
+    def read(cls, path: str | Path) -> AuditResult:
+        """The result of the audit in folder (or file) `path`."""
+        return cls.from_audit(read_audit_json(path), path)
+
+    def action_kept(self, raw: AuditResult) -> float | None:
+        """The release's action recognition against the raw release's of the same data (%), None when either
+        has none."""
+        if self.action_accuracy is None or not raw.action_accuracy:
+            return None
+        return 100.0 * self.action_accuracy / raw.action_accuracy
