@@ -12,6 +12,7 @@ from pathlib import Path
 
 from ..errors import DtmrError
 from ..io.atomic import atomic_write
+from ..io.outputs import check_output
 from .audit_json import AUDIT_FILE, read_audit_json
 from .report import write_reports
 
@@ -30,9 +31,22 @@ def publish_audit(audit_dir: str | Path, out_dir: str | Path) -> Path:
     audit_dir, out_dir = Path(audit_dir), Path(out_dir)
     if out_dir.resolve() == audit_dir.resolve():
         raise DtmrError(f"{out_dir}: the published copy cannot replace the audit it is made of")
+    check_output(out_dir, kind="audit", folder=True, inputs=[audit_dir])
+    if (out_dir / AUDIT_FILE).is_file() and not _published(out_dir):
+        raise DtmrError(f"{out_dir}: holds an audit that is not a published copy; write to another folder")
     shared = publishable(read_audit_json(audit_dir))
     out_dir.mkdir(parents=True, exist_ok=True)
     with atomic_write(out_dir / AUDIT_FILE) as tmp:
         tmp.write_text(json.dumps(shared, indent=1) + "\n")
     write_reports(shared, out_dir)
     return out_dir
+
+
+def _published(folder: Path) -> bool:
+    """The audit in `folder` is a published copy (no attacker files, no release ids): replacing it loses nothing
+    that its audit does not have."""
+    try:
+        audit = read_audit_json(folder)
+    except DtmrError:
+        return False
+    return "attacker_files" not in audit and not any(c.get("id") for c in audit.get("clips", []))

@@ -48,7 +48,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--with-provenance", action="store_true",
                    help="write the internal, un-scrubbed library (source order, names, subjects, provenance), "
                         "marked as such; never publish it")
-    p.add_argument("--overwrite", action="store_true", help="replace an existing file that is not a library/key")
+    p.add_argument("--overwrite", action="store_true",
+                   help="replace an existing release and key, or another file a user keeps (never an input)")
     p.add_argument("--device", help="cpu or cuda (default: CUDA when available)")
     p.add_argument("--workers", type=positive_int, default=1, metavar="N",
                    help="processes on this machine, one torch thread each (default 1); under torchrun leave it "

@@ -40,7 +40,8 @@ def register(subparsers) -> None:
     )
     imp.add_argument("paths", nargs="+", metavar="PATH")
     imp.add_argument("-o", "--output", required=True, metavar="OUT.h5")
-    imp.add_argument("--overwrite", action="store_true", help="replace OUT.h5 even if it is not a clip library")
+    imp.add_argument("--overwrite", action="store_true",
+                     help="replace OUT.h5 even if it is a library, a model, a key or another file a user keeps")
     imp.add_argument("--topology", choices=topology_names(),
                      help="joint set of .npz inputs whose own cannot be told")
     imp.add_argument("--lift", action="store_true",
@@ -67,6 +68,8 @@ def register(subparsers) -> None:
 
     synth = actions.add_parser("synth", help="write a library of synthetic ntu25 clips")
     synth.add_argument("-o", "--output", required=True, metavar="OUT.h5")
+    synth.add_argument("--overwrite", action="store_true",
+                       help="replace OUT.h5 even if it is a library, a model, a key or another file a user keeps")
     for name in ("subjects", "actions", "repetitions", "views"):
         synth.add_argument(f"--{name}", type=positive_int, metavar="N", help="default: the generator's")
     synth.add_argument("--seed", type=int, metavar="S", help="default: the generator's")
@@ -316,8 +319,11 @@ def run_synth(args) -> int:
     from ..data.synthetic import SYNTHETIC_ACTION_NAMES, generate_clips
     from ..io.library import ClipLibrary
 
+    from ..io.outputs import check_output
+
     if args.noise is not None and args.noise < 0:
         raise DtmrError("--noise cannot be negative")
+    check_output(args.output, kind="clip-library", overwrite=args.overwrite)
     options = {name: getattr(args, name) for name in ("subjects", "actions", "repetitions", "views", "seed", "noise")}
     clips = generate_clips(**{name: value for name, value in options.items() if value is not None})
     # synthetic action labels are 1-based like NTU's; action_names is indexed by the label itself

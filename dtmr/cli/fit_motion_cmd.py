@@ -45,6 +45,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "label (default: the nearest action template); its weights go into the file")
     p.add_argument("--topology", help="fit for this joint set (ntu25 maps other sets to it)")
     p.add_argument("-o", "--out", required=True, help="the file to write (.pt)")
+    p.add_argument("--overwrite", action="store_true",
+                   help="replace OUT even if it is a model or another file a user keeps (never an input)")
     p.set_defaults(func=run)
 
 
@@ -53,6 +55,7 @@ def run(args: argparse.Namespace) -> int:
 
     from ..data.label_set import record_label_set
     from ..errors import DtmrError
+    from ..io.outputs import check_output
     from ..models.checkpoint import save_checkpoint
     from ..models.motion import (
         describe_motion_model,
@@ -63,6 +66,8 @@ def run(args: argparse.Namespace) -> int:
     from ..models.recognizers import Recognizer
     from ..train.data import load_training_data
 
+    inputs = [args.data] + ([args.embedder] if args.embedder else [])
+    check_output(args.out, kind="checkpoint", inputs=inputs, overwrite=args.overwrite)
     data = load_training_data(args.data, args.split, args.topology)
     train = data.train
     embedder = None if args.embedder is None else Recognizer.from_checkpoint(args.embedder, device="cpu")

@@ -20,6 +20,8 @@ def register(subparsers) -> None:
     export.add_argument("--format", choices=("csv", "json"), default=None,
                         help="default: from the output's extension (csv unless it ends in .json)")
     export.add_argument("-o", "--output", type=Path, required=True, metavar="OUT")
+    export.add_argument("--overwrite", action="store_true",
+                        help="replace OUT even if it is not a review export (never an input or a sidecar)")
     export.set_defaults(func=_export)
     merge = sub.add_parser("merge", help="merge several annotators' sidecars and print their agreement (kappa)",
                            description="Merge the sidecars of several annotators of one library and print Cohen's "
@@ -27,10 +29,13 @@ def register(subparsers) -> None:
     merge.add_argument("sidecars", nargs="+", type=Path, metavar="SIDECAR")
     merge.add_argument("-o", "--output", type=Path, default=None, metavar="OUT",
                        help="write the merged reviews and the agreement as JSON")
+    merge.add_argument("--overwrite", action="store_true",
+                       help="replace OUT even if it is not a merged review (never an input or a sidecar)")
     merge.set_defaults(func=_merge)
 
 
 def _reviews(sources: list[Path]):
+    """The reviews of `sources` and the sidecar files they were read from."""
     from ..review import find_sidecars, read_review
 
     paths: list[Path] = []
@@ -43,14 +48,16 @@ def _reviews(sources: list[Path]):
             what = "no review sidecar beside it" if source.exists() else "no such library or sidecar"
             raise DtmrError(f"{source}: {what} ({source.name}.review.<annotator>.json)")
         paths.extend(found)
-    return [read_review(p) for p in paths]
+    return [read_review(p) for p in paths], paths
 
 
 def _export(args) -> int:
+    from ..io.outputs import check_output
     from ..review import write_csv, write_json
 
     fmt = args.format or ("json" if args.output.suffix.lower() == ".json" else "csv")
-    reviews = _reviews(args.sources)
+    reviews, paths = _reviews(args.sources)
+    check_output(args.output, kind="review-rows", inputs=[*args.sources, *paths], overwrite=args.overwrite)
     rows = (write_json if fmt == "json" else write_csv)(args.output, reviews)
     print(f"{args.output}: {rows} reviewed clips from {len(reviews)} annotator(s)")
     return 0
@@ -58,8 +65,11 @@ def _export(args) -> int:
 
 def _merge(args) -> int:
     from ..io.atomic import atomic_write
+    from ..io.outputs import check_output
     from ..review import merge_reviews, read_review
 
+    if args.output is not None:
+        check_output(args.output, kind="review-merge", inputs=args.sidecars, overwrite=args.overwrite)
     reviews = [read_review(p) for p in args.sidecars]
     merged, agreement = merge_reviews(reviews)
     for line in agreement.lines():

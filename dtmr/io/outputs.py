@@ -1,4 +1,6 @@
-"""The output guard every writer calls before any work: never replace an input, nor a file of another kind.
+"""The output guard every writer calls before any work: never replace an input, nor a file of another kind,
+nor, without `--overwrite`, a file a user cannot make again for free (a clip library, a release key, a model, a
+review sidecar), whatever the writer writes.
 
 `check_output` looks only at what is on disk (a few magic bytes, one HDF5 attribute, one JSON field); it never
 unpickles, never loads a checkpoint and never follows a library's links, so calling it on any file is safe.
@@ -126,12 +128,25 @@ _KINDS: dict[str, tuple[str, Callable[[Path], bool], bool]] = {
     "skeleton": ("NTU .skeleton file", _is_skeleton, False),
     "bvh": ("BVH motion file", _is_bvh, False),
     "keypoint-json": ("COCO keypoint JSON", _is_keypoint_json, False),
+    "review-sidecar": ("review sidecar", lambda p: _json_format(p) == "dtmr-review", False),
+    "review-merge": ("merged review", lambda p: _json_format(p) == "dtmr-review-merge", False),
     # `dtmr data export LIB -o OUT/`: no existing non-empty folder is taken for one (it may be someone's raw
     # NTU folder), so writing into one always needs --overwrite
     "skeleton-folder": ("new or empty folder", lambda p: False, True),
     "audit": ("DTMR audit folder", _is_audit, True),
     "training-run": ("training run folder", _is_training_run, True),
 }
+
+
+def register_output_kind(kind: str, label: str, test: Callable[[Path], bool], folder: bool = False) -> None:
+    """Add a kind of output that a package above this one writes and alone knows how to recognize (e.g. the
+    review export's rows, `dtmr.review.export`); registered when that package is imported."""
+    _KINDS[kind] = (label, test, folder)
+
+
+#: an existing file of these kinds is replaced only with `overwrite`, also by a writer of the same kind: a
+#: library, a key or a review may hold work that no command can make again, a model hours of training
+PRECIOUS = ("clip-library", "release-key", "checkpoint", "review-sidecar")
 
 
 def _same(a: Path, b: Path) -> bool:
@@ -163,8 +178,8 @@ def check_output(path: str | Path, *, kind: str, inputs: Sequence[str | Path] = 
     Refused: an output that is one of `inputs` (same file, hard and symbolic links included; for a folder
     output, also an input inside it); a directory where a file is wanted, or a file where a folder is wanted;
     a parent that is a file, or a folder that is not writable (missing folders are fine: writers create
-    them, as `atomic_write` does); an existing file (or non-empty folder) not of `kind`
-    unless `overwrite`. Returns `Path(path)`.
+    them, as `atomic_write` does); unless `overwrite`, an existing file of a PRECIOUS kind (even of `kind`
+    itself) and an existing file (or non-empty folder) not of `kind`. Returns `Path(path)`.
     """
     try:
         label, is_kind, folder_kind = _KINDS[kind]
@@ -190,6 +205,11 @@ def check_output(path: str | Path, *, kind: str, inputs: Sequence[str | Path] = 
         raise DtmrError(f"{shown}: {parent} is not a folder")
     if not os.access(parent, os.W_OK | os.X_OK):
         raise DtmrError(f"{shown}: the folder {parent} is not writable")
+    if out.exists() and not overwrite and not folder:
+        precious = next((k for k in PRECIOUS if _KINDS[k][1](out)), None)
+        if precious is not None:
+            raise DtmrError(f"{shown}: this file exists and is a {_KINDS[precious][0]}; use --overwrite to "
+                            "replace it")
     if out.exists() and not overwrite:
         empty = folder and not any(out.iterdir())
         if not empty and not is_kind(out):

@@ -33,7 +33,7 @@ from ..io.outputs import check_output
 from .key import key_path_for
 from .merge import write_release
 from .options import ReleaseOptions
-from .run import CHUNK, RunSpec, locked, open_run, run_settings, run_state
+from .run import CHUNK, RunSpec, locked, open_run, run_settings, run_state, unfinished_key
 from .runner import AUTO
 
 
@@ -55,7 +55,7 @@ def anonymize_source(input_path: str | Path, output: str | Path, *, model: str |
     output, key_path = Path(output), key_path_for(output)
     inputs = [p for p in (input_path, references, model) if p is not None]
     check_output(output, kind="clip-library", inputs=inputs, overwrite=overwrite)
-    check_output(key_path, kind="release-key", inputs=inputs, overwrite=overwrite)
+    check_output(key_path, kind="release-key", inputs=inputs, overwrite=overwrite or unfinished_key(output))
     chunk = CHUNK if chunk is None else chunk
     if not (isinstance(chunk, int) and chunk >= 1):
         raise DtmrError(f"--chunk must be a clip count of at least 1, got {chunk!r}")

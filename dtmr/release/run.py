@@ -29,6 +29,7 @@ from ..io.atomic import atomic_write
 from ..io.clip_source import ClipSource
 from ..io.sources import open_clip_source
 from .chunks import Job
+from .key import key_path_for
 from .options import ReleaseOptions
 from .runner import AUTO, Method, MethodInfo
 
@@ -205,3 +206,16 @@ def file_sha256(path: str | Path) -> str:
         for block in iter(lambda: fh.read(1 << 20), b""):
             digest.update(block)
     return digest.hexdigest()
+
+
+def unfinished_key(output: str | Path) -> bool:
+    """The key beside `output` was written by the run whose parts folder is still there: a run killed after
+    renaming its key into place and before its release. Its rerun finishes it, so that key is not a key a user
+    keeps (the output guard would refuse it)."""
+    try:
+        state = json.loads((parts_path(output) / RUN_STATE).read_text())
+        key = json.loads(key_path_for(output).read_text())
+    except (OSError, ValueError):
+        return False
+    token = state.get("release_token") if isinstance(state, dict) else None
+    return isinstance(token, str) and isinstance(key, dict) and key.get("release_token") == token

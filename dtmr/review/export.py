@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 
 from ..io.atomic import atomic_write
+from ..io.outputs import register_output_kind
 from .sidecar import Review
 
 COLUMNS = ("library", "annotator", "clip", "verdict", "flags", "note", "tags", "time")
@@ -44,3 +45,22 @@ def write_json(path: str | Path, reviews: list[Review]) -> int:
     with atomic_write(path, ".json.tmp") as tmp:
         tmp.write_text(json.dumps(rows, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     return len(rows)
+
+
+def is_review_rows(path: Path) -> bool:
+    """A file `write_csv` or `write_json` wrote: CSV under COLUMNS, or a JSON list of rows (the output guard's
+    test of kind "review-rows")."""
+    header = ",".join(COLUMNS)
+    try:
+        with open(path, encoding="utf-8") as fh:
+            if fh.readline(len(header) + 2).rstrip("\r\n") == header:
+                return True
+        if Path(path).stat().st_size > 512 * 1024 * 1024:
+            return False
+        rows = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return isinstance(rows, list) and all(isinstance(r, dict) and {"annotator", "clip"} <= set(r) for r in rows[:1])
+
+
+register_output_kind("review-rows", "review export (CSV or JSON rows)", is_review_rows)

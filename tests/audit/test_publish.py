@@ -40,3 +40,17 @@ def test_the_copy_never_replaces_its_audit_and_a_missing_audit_is_one_line(tmp_p
     assert main(["publish-audit", str(tmp_path / "absent"), "-o", str(tmp_path / "out")]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "absent" in err
+
+
+def test_a_private_audit_is_never_replaced_by_a_copy_but_an_earlier_copy_is(tmp_path, capsys):
+    folder = _audit_folder(tmp_path)
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "audit.json").write_text((folder / "audit.json").read_text())
+    before = (other / "audit.json").read_text()
+    assert main(["publish-audit", str(folder), "-o", str(other)]) == 2
+    assert "not a published copy" in capsys.readouterr().err
+    assert (other / "audit.json").read_text() == before
+    shared = tmp_path / "shared"
+    assert main(["publish-audit", str(folder), "-o", str(shared)]) == 0
+    assert main(["publish-audit", str(folder), "-o", str(shared)]) == 0  # a rerun refreshes its copy

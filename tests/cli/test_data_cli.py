@@ -175,7 +175,7 @@ def test_failed_import_leaves_the_existing_library_untouched(capsys, tmp_path, n
     ClipLibrary.create(out, ntu_clips[:1]).close()
     before = out.read_bytes()
     (ntu_folder / "zz_broken.skeleton").write_bytes(b"3\r\n1\r\n")  # sorted last: fails after 4 good files
-    code, _, err = run(capsys, "data", "import", ntu_folder, "-o", out)
+    code, _, err = run(capsys, "data", "import", ntu_folder, "-o", out, "--overwrite")  # replacing it is allowed
     assert_one_line_error(code, err, "zz_broken.skeleton:2:", "file ends")
     assert out.read_bytes() == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["lib.h5", "skeletons"]

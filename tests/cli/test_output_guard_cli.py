@@ -76,7 +76,8 @@ def test_import_over_a_file_of_another_kind_needs_overwrite(tmp_path, library, c
     assert main(["data", "import", str(library), "-o", str(notes), "--overwrite"]) == 0
     with ClipLibrary(notes) as replaced:
         assert len(replaced) == 8
-    assert main(["data", "import", str(library), "-o", str(notes)]) == 0  # now a library: replaced freely
+    err = _error(capsys, ["data", "import", library, "-o", notes])  # now a library: kept unless --overwrite
+    assert err.endswith("this file exists and is a DTMR clip library; use --overwrite to replace it")
 
 
 def test_import_to_a_folder_is_refused_before_any_work(tmp_path, library, capsys, monkeypatch):

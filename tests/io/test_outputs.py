@@ -13,7 +13,7 @@ import torch
 from dtmr.data.clip import Clip
 from dtmr.errors import DtmrError
 from dtmr.io.library import ClipLibrary
-from dtmr.io.outputs import check_output
+from dtmr.io.outputs import PRECIOUS, check_output
 
 
 def _library(path):
@@ -95,15 +95,21 @@ def _write_kinds(tmp_path):
 
 @pytest.mark.parametrize("kind", ["clip-library", "release-key", "checkpoint", "video", "npz", "pickle",
                                   "skeleton"])
-def test_a_file_of_its_kind_is_replaced_and_another_kind_needs_overwrite(tmp_path, kind):
+def test_a_kept_file_needs_overwrite_whatever_the_writer_and_another_kind_too(tmp_path, kind):
     files = _write_kinds(tmp_path)
+    files["review-sidecar"] = tmp_path / "lib.h5.review.ann.json"
+    files["review-sidecar"].write_text(json.dumps({"format": "dtmr-review", "version": 1}))
     notes = tmp_path / "notes.txt"
     notes.write_text("my notes\n")
-    check_output(files[kind], kind=kind)
+    if kind in PRECIOUS:  # a library, a key, a model: also a writer of their own kind needs --overwrite
+        with pytest.raises(DtmrError, match="this file exists and is a .*; use --overwrite to replace it"):
+            check_output(files[kind], kind=kind)
+    else:  # an export of its kind is made again by its command: replaced
+        check_output(files[kind], kind=kind)
     for other, path in [*files.items(), ("text", notes)]:
         if other == kind or {other, kind} == {"checkpoint", "npz"}:  # a torch checkpoint is a zip archive too
             continue
-        with pytest.raises(DtmrError, match="exists and is not a .*; use --overwrite to replace it"):
+        with pytest.raises(DtmrError, match="exists and is .*; use --overwrite to replace it"):
             check_output(path, kind=kind)
         assert check_output(path, kind=kind, overwrite=True) == path
 

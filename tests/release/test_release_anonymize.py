@@ -337,3 +337,23 @@ def test_kill_9_then_rerun_completes_the_same_release(source, tmp_path):
         assert key.source_indices().tolist() == state["order"] and key.release_token == state["release_token"]
         assert [library.read(k).joints.tobytes() for k in range(len(kept))] == kept
     assert not parts.exists()
+
+
+def test_a_finished_release_and_a_key_of_another_run_are_kept(source, tmp_path, capsys):
+    """Issue 43: a rerun into a finished release, or beside a key its unfinished run did not write, stops with
+    one line; --overwrite replaces them."""
+    out = tmp_path / "released.h5"
+    assert _anonymize(source, out, "--method", "naive") == 0
+    before = out.read_bytes(), key_path_for(out).read_bytes()
+    capsys.readouterr()
+    assert _anonymize(source, out, "--method", "naive") == 2
+    assert "use --overwrite to replace it" in capsys.readouterr().err
+    assert (out.read_bytes(), key_path_for(out).read_bytes()) == before
+    other = tmp_path / "other.h5"
+    key_path_for(other).write_bytes(key_path_for(out).read_bytes())  # a key this run did not write
+    parts = tmp_path / "other.h5.parts"
+    parts.mkdir()
+    (parts / "run.json").write_text(json.dumps({"release_token": "another run"}))
+    assert _anonymize(source, other, "--method", "naive") == 2
+    assert "other.key.json: this file exists and is a DTMR release key" in capsys.readouterr().err
+    assert _anonymize(source, out, "--method", "naive", "--overwrite") == 0
