@@ -57,10 +57,10 @@ DTMR_TRAINING := --split synthetic --preset small --epochs 4,6,4 --quadruplets 1
 	--loss-weight joint_angle=10 --loss-weight limb_overlap=1000
 
 demo-library: install
-	$(DTMR) data synth -o $(DEMO_LIBRARY) --subjects 10 --actions 12 --repetitions 3 --seed 0
+	$(DTMR) data synth -o $(DEMO_LIBRARY) --subjects 10 --actions 12 --repetitions 3 --seed 0 --overwrite
 
 models: install
-	$(DTMR) data synth -o $(SYNTHETIC) --subjects 40 --actions 12 --repetitions 3 --seed 0
+	$(DTMR) data synth -o $(SYNTHETIC) --subjects 40 --actions 12 --repetitions 3 --seed 0 --overwrite
 	$(DTMR) train-recognizer --data $(SYNTHETIC) --split synthetic --task action --out $(MODEL_BUILD)/recognizers --epochs 40
 	$(DTMR) train-recognizer --data $(SYNTHETIC) --split synthetic --task subject --out $(MODEL_BUILD)/recognizers --epochs 40
 	$(DTMR) train --data $(SYNTHETIC) $(DTMR_TRAINING) --beta 0.2 --model-option residual=naive --out $(MODEL_BUILD)/dtmr_b0.2
@@ -68,9 +68,9 @@ models: install
 	cp $(MODEL_BUILD)/recognizers/action.pt $(MODEL_BUILD)/recognizers/subject.pt resources/models/
 	cp $(MODEL_BUILD)/dtmr_b0.2/model.pt resources/models/dtmr_small_beta0.2.pt
 	cp $(MODEL_BUILD)/dtmr_b1.0/model.pt resources/models/dtmr_small_beta1.0.pt
-	$(DTMR) data synth -o $(MODEL_BUILD)/synthetic_pool.h5 --subjects 40 --actions 12 --repetitions 2 --seed 0
+	$(DTMR) data synth -o $(MODEL_BUILD)/synthetic_pool.h5 --subjects 40 --actions 12 --repetitions 2 --seed 0 --overwrite
 	$(DTMR) fit-motion-model --data $(MODEL_BUILD)/synthetic_pool.h5 --split synthetic --method ksame --k 20 \
-		--timing template --partners cluster-mean -o resources/models/ksame_k20_means.pt
+		--timing template --partners cluster-mean -o resources/models/ksame_k20_means.pt --overwrite
 
 # ---- distribution (docs/packaging.md) --------------------------------------------------------------------
 # `make dist`: the PyInstaller onedir build in dist/dtmr-studio-<variant>/, then its self-test under Xvfb.
