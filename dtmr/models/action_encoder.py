@@ -17,6 +17,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from ..skeleton import Topology
+from .autocast_safe import lerp
 from .config import DTMRConfig
 from .mixformer import SkeletonMixFormer
 
@@ -63,4 +64,4 @@ class ActionEncoder(nn.Module):
         a = self.temporal(features)
         b = self.mixformer(features)
         g = torch.sigmoid(self.gate(torch.cat([a, b], dim=-1)))
-        return torch.lerp(b, a, g)  # g * a + (1 - g) * b
+        return lerp(b, a, g)  # g * a + (1 - g) * b

@@ -43,6 +43,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from ..skeleton import Topology
+from .autocast_safe import lerp
 from .config import DTMRConfig
 from .kinematic_head import KinematicHead
 
@@ -166,7 +167,7 @@ class StepLayer(NamedTuple):
         scores = torch.bmm(q.view(b * heads, 1, dh), memory.keys)  # (B*H, 1, T_mem)
         attended = torch.bmm(torch.softmax(scores, dim=-1), memory.values).view(b, d)
         action_gate = self.action_out_gate(attended, residual=memory.output_bias)  # (B, 2d): [a, W_a a + W_i i + b]
-        x = x + torch.lerp(memory.identity, action_gate[:, :d], torch.sigmoid(action_gate[:, d:]))
+        x = x + lerp(memory.identity, action_gate[:, :d], torch.sigmoid(action_gate[:, d:]))
 
         hidden = self.ffn_in(F.layer_norm(x, (d,), *self.ffn_norm, self.eps), gelu=True)  # (B, f)
         return self.ffn_out(hidden, residual=x)
@@ -213,7 +214,7 @@ class DecoderLayer(nn.Module):
         action = F.scaled_dot_product_attention(q, memory.keys, memory.values)
         action = self.action_out(action.transpose(1, 2).reshape(b, length, d))
         gate = torch.sigmoid(F.linear(action, self.gate_action.weight) + memory.gate_bias)
-        x = x + self.dropout(torch.lerp(memory.identity, action, gate))  # g * a + (1 - g) * i
+        x = x + self.dropout(lerp(memory.identity, action, gate))  # g * a + (1 - g) * i
 
         return x + self.dropout(self.ffn_out(F.gelu(self.ffn_in(self.ffn_norm(x)))))
 
