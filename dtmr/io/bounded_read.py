@@ -7,11 +7,13 @@ import os
 from pathlib import Path
 
 from ..errors import InputError
+from .special_files import refuse_special_file
 
 
 def read_bounded(path: str | Path, limit: int, what: str) -> bytes:
     """The bytes of `path` (`what` names the kind of file in errors); an InputError for a missing file, a
     folder, an unreadable one or one over `limit` bytes (also one that grows past it while read)."""
+    refuse_special_file(path)
     try:
         size = os.stat(path).st_size
         if size > limit:

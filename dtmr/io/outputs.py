@@ -15,6 +15,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from ..errors import DtmrError
+from .special_files import refuse_special_file
 
 #: bytes read from a file to tell its kind
 _HEAD = 64
@@ -190,6 +191,7 @@ def check_output(path: str | Path, *, kind: str, inputs: Sequence[str | Path] = 
         raise ValueError(f"output kind {kind!r} is {what}: pass folder={folder_kind}")
     out = Path(path)
     shown = str(path)
+    refuse_special_file(out)  # telling its kind would open it: a FIFO blocks there
     for item in inputs:
         item = Path(item)
         if out.exists() and item.exists() and _same(out, item) or out.absolute() == item.absolute():

@@ -21,6 +21,7 @@ from .ntu_skeleton import read_ntu_clip
 from .pose_npy import is_mmpose3d_json, is_pose_npy, read_mmpose3d_json, read_pose_npy
 from .pyskl_pickle_reader import read_pyskl_pickle
 from .sgn_npz import is_sgn_npz, read_sgn_npz
+from .special_files import refuse_special_file
 from .topology_arg import check_topology_name
 
 SKELETON_SUFFIX = ".skeleton"
@@ -62,6 +63,7 @@ def open_clip_source(
     `progress(done, total)` is called after each file of a folder of `.skeleton` files.
     """
     path = Path(path)
+    refuse_special_file(path)
     topology = check_topology_name(topology, path)
     if path.is_dir() and is_coco_json(path):  # a folder of OpenPose frames
         return _in_memory(read_coco_json(path, topology))
