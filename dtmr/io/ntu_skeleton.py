@@ -23,11 +23,15 @@ import numpy as np
 from ..data.clip import Clip
 from ..errors import InputError
 from .atomic import atomic_write
+from .bounded_read import read_bounded
 
 JOINTS = 25
 JOINT_VALUES = 12  # x y z depthX depthY colorX colorY orientationW X Y Z trackingState
 BODY_VALUES = 10  # bodyID + 9 BODY_FIELDS
 LINES_PER_BODY = 2 + JOINTS
+#: the largest `.skeleton` file read: NTU's longest clips (about 300 frames of up to 4 bodies) take a few MB; a
+#: file past this (a sparse file of gigabytes) is refused before it is read, not parsed into memory
+MAX_SKELETON_BYTES = 256 * 1024 * 1024
 BODY_FIELDS = (
     "clipedEdges", "handLeftConfidence", "handLeftState", "handRightConfidence", "handRightState",
     "isResticted", "leanX", "leanY", "trackingState",
@@ -144,7 +148,7 @@ def parse_ntu_name(name: str) -> dict[str, int] | None:
 def read_skeleton_file(path: str | Path) -> SkeletonFile:
     """Parse a `.skeleton` file; any malformation raises InputError(path, ..., line=<1-based>)."""
     path = Path(path)
-    return parse_skeleton_bytes(path.read_bytes(), str(path))
+    return parse_skeleton_bytes(read_bounded(path, MAX_SKELETON_BYTES, "a .skeleton file"), str(path))
 
 
 def read_ntu_clip(path: str | Path) -> Clip:

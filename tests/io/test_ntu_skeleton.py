@@ -265,8 +265,8 @@ def test_huge_declared_frame_count_does_not_allocate(rng):
     assert "ends after 2 of 4000000000000000000 frames" in str(error_of(data))
 
 
-def test_missing_file_is_an_os_error(tmp_path):
-    with pytest.raises(FileNotFoundError):
+def test_missing_file_is_an_input_error_naming_it(tmp_path):
+    with pytest.raises(InputError, match="nope.skeleton: no such file"):
         read_skeleton_file(tmp_path / "nope.skeleton")
 
 

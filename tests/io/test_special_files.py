@@ -53,3 +53,13 @@ def test_a_fifo_as_an_output_is_refused(tmp_path):
     os.mkfifo(fifo)
     with pytest.raises(InputError, match="named pipe"):
         check_output(fifo, kind="clip-library", overwrite=True)
+
+
+def test_a_huge_sparse_skeleton_file_is_refused_before_it_is_read(tmp_path):
+    from dtmr.io.ntu_skeleton import MAX_SKELETON_BYTES
+
+    huge = tmp_path / "S001C001P001R001A001.skeleton"
+    with open(huge, "wb") as fh:
+        fh.truncate(MAX_SKELETON_BYTES + 1)  # sparse: nothing is written to disk
+    with pytest.raises(InputError, match="over the 268435456-byte limit for a .skeleton file"):
+        open_clip_source(huge)
