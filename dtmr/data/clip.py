@@ -10,6 +10,12 @@ import numpy as np
 from ..skeleton import get_topology
 
 
+#: the frame rates a clip may have: a frame per 100 s to 100 kHz (motion capture runs at up to a few kHz); a
+#: rate outside is a damaged field, and 1e300 or 1e-300 would overflow every time computed from it
+MIN_FPS = 0.01
+MAX_FPS = 100_000.0
+
+
 @dataclass(eq=False)
 class Clip:
     """A (T, J, 3) float32 sequence in metres (y up); a missing joint is NaN, never 0.
@@ -43,8 +49,8 @@ class Clip:
             raise ValueError(f"topology {topo.name} has {topo.num_joints} joints, clip has {joints.shape[1]}")
         if np.isinf(joints).any():
             raise ValueError("clip has infinite coordinates (or ones too large for float32)")
-        if not (self.fps > 0 and np.isfinite(self.fps)):
-            raise ValueError(f"fps must be positive, got {self.fps}")
+        if not (MIN_FPS <= self.fps <= MAX_FPS):  # also NaN
+            raise ValueError(f"fps must be from {MIN_FPS:g} to {MAX_FPS:g}, got {self.fps:g}")
         self.joints = joints
 
     @property

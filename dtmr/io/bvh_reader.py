@@ -23,7 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..data.clip import Clip
+from ..data.clip import MAX_FPS, MIN_FPS, Clip
 from ..errors import InputError
 from ..skeleton import get_topology, topology_names
 from .bounded_read import read_bounded
@@ -263,11 +263,12 @@ def parse_bvh(path: str | Path) -> BvhFile:
         raise InputError(path, "file ends before 'Frames:' and 'Frame Time:'", line=len(lines))
     frames = _header_number(header[0], _FRAMES, "Frames:", path)
     frame_time = _header_number(header[1], _FRAME_TIME, "Frame Time:", path)
-    if frames != int(frames) or not 1 <= frames <= MAX_FRAMES:
+    if not (np.isfinite(frames) and frames == int(frames) and 1 <= frames <= MAX_FRAMES):
         raise InputError(path, f"Frames must be a whole number from 1 to {MAX_FRAMES}, got {frames:g}",
                          line=header[0][0] + 1)
-    if not (np.isfinite(frame_time) and frame_time > 0):
-        raise InputError(path, f"Frame Time must be positive, got {frame_time:g}", line=header[1][0] + 1)
+    if not 1.0 / MAX_FPS <= frame_time <= 1.0 / MIN_FPS:  # also NaN
+        raise InputError(path, f"Frame Time must be from {1.0 / MAX_FPS:g} to {1.0 / MIN_FPS:g} s, got "
+                               f"{frame_time:g}", line=header[1][0] + 1)
     body_start = sum(len(line) + 1 for line in lines[:line_no])
     values = _parse_values(text[body_start:], int(frames), channel_count, line_no, path)
     return BvhFile(path=path, nodes=nodes, frame_time=frame_time, values=values)

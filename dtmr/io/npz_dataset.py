@@ -23,7 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..data.clip import Clip
+from ..data.clip import MAX_FPS, MIN_FPS, Clip
 from ..errors import InputError
 from ..skeleton import get_topology, topology_for_joint_count, topology_names
 from .atomic import atomic_write
@@ -245,8 +245,8 @@ def _fps_column(arrays: _ArchiveReader, count: int, path: str) -> np.ndarray:
     if fps.dtype.kind not in "fiu" or fps.shape not in ((), (count,)):
         raise InputError(path, f"'fps' must be one number or one per clip, got {fps.dtype} {fps.shape}")
     fps = np.broadcast_to(fps.astype(np.float64), (count,))
-    if not (np.isfinite(fps) & (fps > 0)).all():
-        raise InputError(path, "'fps' must be positive")
+    if not ((fps >= MIN_FPS) & (fps <= MAX_FPS)).all():  # also NaN
+        raise InputError(path, f"'fps' must be from {MIN_FPS:g} to {MAX_FPS:g} frames per second")
     return fps
 
 
