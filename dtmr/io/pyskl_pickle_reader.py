@@ -199,7 +199,9 @@ def _annotation(path: str, i: int, item) -> _Annotation:
         raise error(f"'total_frames' is {str(total)[:40]} but 'keypoint' has {frames} frames")
     label = item.get("label")
     if label is not None and type(label) is not int:
-        raise error(f"'label' must be an integer, got {str(label)[:40]}")
+        raise error(f"'label' must be an integer, got {type(label).__name__}")
+    if label is not None and not -2**31 <= label < 2**31:
+        raise error(f"'label' must be an integer from {-2**31} to {2**31 - 1}, got one of {label.bit_length()} bits")
     scores = item.get("keypoint_score")
     if scores is not None:
         if not isinstance(scores, np.ndarray) or scores.shape != keypoint.shape[:3] or scores.dtype.kind not in "fiu":

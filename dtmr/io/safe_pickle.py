@@ -33,11 +33,16 @@ from typing import ClassVar
 import numpy as np
 
 from ..errors import InputError
+from .bounded_tree import TreeBounds, check_tree
 
 #: larger files are refused before a byte is read (PYSKL's `ntu120_3danno.pkl` is about 4 GB, from its shapes)
 MAX_PICKLE_BYTES = 8 * 2**30
 #: the dtype kinds an array or scalar may have: booleans, integers, floats, complex, byte and text strings
 _KINDS = frozenset("biufcSU")
+#: the bytes of the arrays a pickle may reach, shared ones counted each time: 4 per byte of the file and 64 MiB
+#: (a file's arrays hold at most its own bytes; a shared one is copied into as many clips as reference it)
+ARRAY_BYTES_PER_FILE_BYTE = 4
+ARRAY_BYTES_SLACK = 64 * 2**20
 _TYPESTR = re.compile(r"[<>|=]?[a-zA-Z?][0-9]{0,6}")
 _LATIN1 = ("latin1", "latin-1")
 
@@ -64,13 +69,16 @@ def load_data_pickle(path: str | Path, what: str = "pickle"):
                                "is refused")
     try:
         with open(path, "rb") as fh:
-            return _DataUnpickler(_BoundedReader(fh, size)).load()
+            tree = _DataUnpickler(_BoundedReader(fh, size)).load()
     except RefusedGlobal as exc:
         raise InputError(path, f"refused to load: it references the Python object {exc.qualname}, and a {what} "
                                "may hold only containers, text, numbers and NumPy arrays") from None
     except Exception as exc:  # noqa: BLE001 - nothing of the file's runs here, so any failure is a damaged file
         reason = " ".join(str(exc).split())[:200] or type(exc).__name__
         raise InputError(path, f"not a readable {what} ({reason})") from None
+    # a shared array is as many clips as it has references: their bytes may not exceed a few times the file's
+    check_tree(tree, path, what, TreeBounds(max_array_bytes=ARRAY_BYTES_PER_FILE_BYTE * size + ARRAY_BYTES_SLACK))
+    return tree
 
 
 class _BoundedReader:
@@ -192,8 +200,9 @@ def _dtype(value) -> np.dtype:
 
 
 def _shape(value) -> tuple[int, ...]:
+    # each size under 2**48 before math.prod multiplies them: 32 sizes of a million digits each take hours
     if not isinstance(value, tuple) or len(value) > 32 or not all(
-            type(n) is int and n >= 0 for n in value):
+            type(n) is int and 0 <= n < 2**48 for n in value):
         raise pickle.UnpicklingError(f"array shape {str(value)[:60]} is not a tuple of sizes")
     return value
 

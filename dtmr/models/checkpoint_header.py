@@ -19,7 +19,8 @@ from pathlib import Path
 
 from .. import methods
 from ..data.label_set import RecognizerClasses, TrainedOn
-from ..errors import CheckpointError
+from ..errors import CheckpointError, InputError
+from ..io.bounded_tree import check_tree
 from ..skeleton import get_topology
 from .config import variant_label
 
@@ -42,7 +43,7 @@ def load_untrusted(path: Path, device, *, mmap: bool, what: str = "checkpoint"):
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # the weights-only unpickler warns about pickle protocols
-            return torch.load(path, map_location=device or "cpu", weights_only=True, mmap=mmap)
+            loaded = torch.load(path, map_location=device or "cpu", weights_only=True, mmap=mmap)
     except pickle.UnpicklingError as exc:
         blocked = re.search(r"GLOBAL (\S+)", str(exc))
         if blocked:
@@ -55,6 +56,12 @@ def load_untrusted(path: Path, device, *, mmap: bool, what: str = "checkpoint"):
         kind = f"truncated or corrupted {what}" if zipfile.is_zipfile(path) else \
             f"not a {what} archive (corrupted, or not written by torch.save)"
         raise CheckpointError(path, kind) from None
+    try:  # lists that share themselves 64 levels deep in its config would hang whoever walks them
+        check_tree(loaded, path, what)
+    except InputError as exc:
+        raise CheckpointError(path, exc.reason) from None
+    return loaded
+
 
 # -------------------------------------------------------------------------------------------- header
 
