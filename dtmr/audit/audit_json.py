@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from ..errors import InputError
+from ..io.bounded_tree import loads_json
 
 AUDIT_FORMAT = "dtmr-audit"
 AUDIT_VERSION = 1
@@ -33,7 +33,7 @@ def read_audit_json(path: str | Path) -> dict:
     if path.is_dir() or path.suffix != ".json":  # an audit folder (named so even when it is missing)
         path = path / AUDIT_FILE
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = loads_json(path.read_text(encoding="utf-8"), path, "audit")
     except FileNotFoundError:
         raise InputError(path, "no such audit file") from None
     except (OSError, UnicodeDecodeError, ValueError) as exc:

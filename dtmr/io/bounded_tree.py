@@ -9,6 +9,7 @@ bounded by `max_nodes`, whatever the tree."""
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -53,3 +54,24 @@ def check_tree(tree, path: str | Path, what: str, bounds: TreeBounds = TreeBound
             if array_bytes > bounds.max_array_bytes:
                 raise InputError(path, f"a {what} whose arrays, shared ones counted each time they are used, "
                                        f"exceed {bounds.max_array_bytes:,} bytes: refused")
+
+
+def loads_json(text: str | bytes, path: str | Path, what: str, **options):
+    """`json.loads(text, **options)` of an untrusted file, its tree then checked (`check_tree`): a nesting too
+    deep for the parser or a number of more digits than Python converts is an InputError naming `path`, not a
+    RecursionError or a ValueError; a syntax error stays a `json.JSONDecodeError` for the caller to word."""
+    import json
+
+    try:
+        data = json.loads(text, **options)
+    except json.JSONDecodeError:
+        raise
+    except RecursionError:
+        raise InputError(path, f"a {what} nested too deeply to read: refused") from None
+    except ValueError as exc:
+        if "digits" in str(exc):  # Python's advice to raise its limit is not for a user
+            raise InputError(path, f"a {what} holding a number of more than {sys.get_int_max_str_digits():,} "
+                                   "digits: refused") from None
+        raise InputError(path, f"a {what} that cannot be read ({' '.join(str(exc).split())[:120]})") from None
+    check_tree(data, path, what)
+    return data

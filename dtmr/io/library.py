@@ -479,7 +479,10 @@ def _extra_text(extra: dict) -> str:
 def _extra_from_text(text: str) -> dict[str, str] | None:
     """The `extra` column's text as a dict of strings; None when it is not a JSON object (a JSON error
     propagates: readers wrap it with the file's name)."""
-    extra = json.loads(text) if text else {}
+    try:
+        extra = json.loads(text) if text else {}
+    except RecursionError:
+        raise ValueError("the extra column is nested too deeply") from None
     if not isinstance(extra, dict):
         return None
     return {str(k): str(v) for k, v in extra.items()}

@@ -52,7 +52,7 @@ def _json_format(path: Path) -> str | None:
             return None
         with open(path, encoding="utf-8") as fh:
             data = json.load(fh)
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):  # not JSON, or JSON no reader of ours would take
         return None
     return data.get("format") if isinstance(data, dict) else None
 

@@ -19,6 +19,7 @@ import numpy as np
 
 from ..errors import InputError
 from ..io.atomic import atomic_write
+from ..io.bounded_tree import loads_json
 
 FORMAT = "dtmr-release-key"
 VERSION = 1
@@ -120,7 +121,7 @@ def read_key(path: str | Path) -> ReleaseKey:
     if not path.is_file():
         raise InputError(path, "no such key file")
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = loads_json(path.read_text(encoding="utf-8"), path, "release key")
     except (OSError, UnicodeDecodeError, ValueError) as exc:
         raise InputError(path, f"not a readable release key ({' '.join(str(exc).split())})") from None
     if not isinstance(data, dict) or data.get("format") != FORMAT:

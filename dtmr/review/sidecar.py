@@ -16,6 +16,7 @@ from pathlib import Path
 
 from ..errors import InputError
 from ..io.atomic import atomic_write
+from ..io.bounded_tree import loads_json
 
 FORMAT = "dtmr-review"
 VERSION = 1
@@ -119,7 +120,7 @@ def read_review(path: str | Path) -> Review:
     """A sidecar read back; any damage is one `InputError` naming the file."""
     path = Path(path)
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = loads_json(path.read_text(encoding="utf-8"), path, "review sidecar")
     except UnicodeDecodeError:
         raise InputError(path, "not a review sidecar (not UTF-8 text)") from None
     except json.JSONDecodeError as exc:

@@ -92,3 +92,33 @@ def test_a_checkpoint_whose_metadata_shares_itself_is_refused(tmp_path):
     with pytest.raises(CheckpointError, match="nested more than 32 levels deep"):
         load_untrusted(path, "cpu", mmap=False)
     assert time.monotonic() - started < 30
+
+
+@pytest.mark.parametrize("reader", ["review export", "review merge"])
+def test_sidecars_nested_too_deeply_or_with_huge_numbers_are_one_line_errors(tmp_path, reader, capsys):
+    from dtmr.cli import main
+
+    deep = tmp_path / "lib.h5.review.a.json"
+    deep.write_text('{"format": "dtmr-review", "version": 1, "library": ' + "[" * 100_000 + "]" * 100_000 + "}")
+    digits = tmp_path / "lib.h5.review.b.json"
+    digits.write_text('{"format": "dtmr-review", "version": 1, "library": {"name": "x", "clips": ' + "9" * 5000
+                      + ', "names_crc32": 1}, "annotator": "b", "clips": {}}')
+    for path, message in ((deep, "nested too deeply"), (digits, "a number of more than 4,300 digits")):
+        argv = ["review", *reader.split()[1:], str(path), *(["-o", str(tmp_path / "out.csv")]
+                                                            if reader == "review export" else [str(path)])]
+        assert main(argv) == 2
+        err = capsys.readouterr().err.strip()
+        assert len(err.splitlines()) == 1 and str(path) in err and message in err, err
+
+
+def test_a_key_or_an_audit_nested_too_deeply_is_an_input_error(tmp_path):
+    from dtmr.audit.audit_json import read_audit_json
+    from dtmr.release.key import read_key
+
+    nested = "[" * 100_000 + "]" * 100_000
+    (tmp_path / "r.key.json").write_text(nested)
+    (tmp_path / "audit.json").write_text(nested)
+    with pytest.raises(InputError, match="nested too deeply"):
+        read_key(tmp_path / "r.key.json")
+    with pytest.raises(InputError, match="nested too deeply"):
+        read_audit_json(tmp_path / "audit.json")
