@@ -27,6 +27,7 @@ from ..errors import InputError
 from ..skeleton import get_topology
 from .atomic import atomic_write
 from .hdf5_watchdog import check_readable
+from .int_labels import labels_as_int64
 
 FORMAT = "dtmr-clip-library"
 VERSION = 1
@@ -171,7 +172,7 @@ class ClipLibrary:
             with self._reading():
                 ds = self._file["clips"][name]
                 values = _read_checked(ds, self.path)
-            self._columns[name] = values.astype(np.int64) if name in INT_COLUMNS else values
+            self._columns[name] = labels_as_int64(values, self.path, name) if name in INT_COLUMNS else values
         return self._columns[name]
 
     def metadata(self, i: int) -> dict:

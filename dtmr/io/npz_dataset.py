@@ -26,6 +26,7 @@ import numpy as np
 from ..data.clip import MAX_FPS, MIN_FPS, Clip
 from ..errors import InputError
 from ..skeleton import get_topology, topology_for_joint_count, topology_names
+from .int_labels import labels_as_int64
 from .atomic import atomic_write
 from .topology_arg import topology_with_joints
 
@@ -215,9 +216,7 @@ def _label_column(arrays: _ArchiveReader, name: str, count: int, path: str) -> n
     values = arrays.get(name)
     if values.shape != (count,) or values.dtype.kind not in "iu":
         raise InputError(path, f"'{name}' must be {count} integers, got {values.dtype} {values.shape}")
-    if values.dtype == np.uint64 and (values > np.iinfo(np.int64).max).any():  # would wrap to "unknown"
-        raise InputError(path, f"'{name}' holds a value too large for a label ({int(values.max())})")
-    return values.astype(np.int64)
+    return labels_as_int64(values, path, name)
 
 
 def _text_column(arrays: _ArchiveReader, name: str, count: int, path: str) -> list[str]:

@@ -122,3 +122,22 @@ def test_a_key_or_an_audit_nested_too_deeply_is_an_input_error(tmp_path):
         read_key(tmp_path / "r.key.json")
     with pytest.raises(InputError, match="nested too deeply"):
         read_audit_json(tmp_path / "audit.json")
+
+
+def test_a_library_label_past_int64_is_refused_as_in_an_npz(tmp_path):
+    """Issue 43: a uint64 subject of 2^63 with a valid checksum read as "unknown" before."""
+    import h5py
+
+    from dtmr.data.synthetic import generate_clips
+    from dtmr.io import library as library_module
+    from dtmr.io.library import ClipLibrary
+
+    path = tmp_path / "lib.h5"
+    ClipLibrary.create(path, generate_clips(subjects=2, actions=1, repetitions=1, seed=0)).close()
+    with h5py.File(path, "r+") as h5:
+        del h5["clips/subject"]
+        ds = h5["clips"].create_dataset("subject", data=np.array([1, 2**63], dtype=np.uint64), maxshape=(None,),
+                                        chunks=(1024,), fletcher32=True)
+        ds.attrs["crc32"] = library_module._checksum(ds[()])  # a valid checksum: the file is not damaged
+    with pytest.raises(InputError, match="'subject' holds a value too large for a label"):
+        open_clip_source(path).metadata_table()
