@@ -105,12 +105,16 @@ def _is_keypoint_json(path: Path) -> bool:
 
 def _is_audit(path: Path) -> bool:
     """A finished audit, or one that was killed before its audit.json: only its per-fold parts
-    (`parts/<attacker>-<form>-fold<k>.json`) and the attackers it saved, which its rerun resumes from."""
+    (`parts/<attacker>-<form>-fold<k>.json`, or a part's temporary file) and the attackers it saved, which its
+    rerun resumes from."""
     if (path / "audit.json").is_file():
         return _json_format(path / "audit.json") == "dtmr-audit"
     entries = {p.name for p in path.iterdir()}
-    parts = list((path / "parts").glob("*-fold*.json")) if (path / "parts").is_dir() else []
-    return bool(parts) and entries <= {"parts", "attackers"}
+    if not entries or not entries <= {"parts", "attackers"}:
+        return False
+    # a run killed before its first part leaves its folders empty, or a part's temporary file in `parts`
+    parts = [p.name for p in (path / "parts").iterdir()] if (path / "parts").is_dir() else []
+    return all("-fold" in name and (name.endswith(".json") or name.endswith(".tmp")) for name in parts)
 
 
 def _is_training_run(path: Path) -> bool:

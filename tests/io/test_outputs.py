@@ -131,6 +131,14 @@ def test_folder_kinds(tmp_path):
     (killed / "attackers").mkdir()
     (killed / "parts" / "sgn-raw-trained-fold0.json").write_text("{}")
     check_output(killed, kind="audit", folder=True)
+    early = tmp_path / "early"  # killed before its first part was renamed into place
+    (early / "parts").mkdir(parents=True)
+    (early / "attackers").mkdir()
+    (early / "parts" / ".sgn-raw-trained-fold0.json.host.123.abc.tmp").write_text("{")
+    check_output(early, kind="audit", folder=True)
+    (early / "parts" / "thesis.tex").write_text("x")
+    with pytest.raises(DtmrError, match="this folder exists and is not a"):
+        check_output(early, kind="audit", folder=True)
     (killed / "notes.txt").write_text("x")
     with pytest.raises(DtmrError, match="this folder exists and is not a"):
         check_output(killed, kind="audit", folder=True)
