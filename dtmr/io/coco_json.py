@@ -232,15 +232,27 @@ def _frame_number(image_id, path: str) -> int:
     raise InputError(path, f"frame id {str(image_id)[:40]!r} is neither an integer nor a name with a number")
 
 
+def holds_boolean(value) -> bool:
+    """A JSON true or false anywhere in `value`'s nested lists (iteratively: the document's depth is bounded)."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, bool):
+            return True
+        if isinstance(item, list):
+            stack.extend(item)
+    return False
+
+
 def _numbers(value, shape: tuple[int, ...], what: str, path: str) -> np.ndarray:
     """`value` (nested JSON lists) as a float64 array of `shape` (-1: any length), finite and bounded."""
     try:
-        array = np.array(value)
+        array = None if holds_boolean(value) else np.array(value)  # NumPy reads true as 1.0 among numbers
     except (ValueError, TypeError, OverflowError, RecursionError):
         array = None
-    if array is None or array.dtype.kind not in "fiub" or array.ndim != len(shape) or any(
+    if array is None or array.dtype.kind not in "fiu" or array.ndim != len(shape) or any(
             want != -1 and got != want for got, want in zip(array.shape, shape)):
-        found = "ragged or non-numeric lists" if array is None or array.dtype.kind not in "fiub" else \
+        found = "ragged or non-numeric lists" if array is None or array.dtype.kind not in "fiu" else \
             f"shape {list(array.shape)}"
         want = "x".join("N" if n == -1 else str(n) for n in shape)
         raise InputError(path, f"{what} must be numbers of shape {want}, got {found}")

@@ -39,6 +39,7 @@ from ..errors import InputError
 from ..skeleton import get_topology
 from .bounded_read import read_bounded
 from .clip_source import InMemoryClipSource
+from .coco_json import holds_boolean
 from .npz_dataset import (
     _HEADER_ERRORS,
     _NPY_MAGIC,
@@ -146,6 +147,8 @@ def read_mmpose3d_json(path: str | Path, topology: str | None = None, fps: float
         first = instances[0]
         keypoints = first.get("keypoints") if isinstance(first, dict) else None
         try:
+            if holds_boolean(keypoints):  # NumPy would read true as 1.0
+                raise TypeError
             values = np.array(keypoints, dtype=np.float64)
         except (TypeError, ValueError, OverflowError):
             raise InputError(path_str, f"frame {t}: 'keypoints' is not a table of numbers") from None

@@ -313,6 +313,8 @@ def test_is_coco_json_sniffs_without_raising(rng, tmp_path):
     ('[{"image_id": 0, "keypoints": [[1, 2, 3]]}]', "shape N"),
     ('[{"image_id": 0.5, "keypoints": [1, 2, 3]}]', "neither an integer"),
     ('[{"image_id": 0, "keypoints": ["a", "b", "c"]}]', "non-numeric"),
+    ('[{"image_id": 0, "keypoints": [true, false, true]}]', "non-numeric"),  # issue 43: read as 1, 0, 1 before
+    ('[{"image_id": 0, "keypoints": [300.5, true, 0.9]}]', "non-numeric"),
     ('[{"keypoints": [[1, 2, 3, 4]]}]', "got 4 values"),
 ])
 def test_malformed_files_give_one_line_naming_the_file(tmp_path, text, reason):
