@@ -48,6 +48,8 @@ _READ_ERRORS = (
 _HEADER_ERRORS = (ValueError, SyntaxError, tokenize.TokenError, RecursionError)
 #: what every `.npy` file starts with (a single array, not an archive of a data set)
 _NPY_MAGIC = b"\x93NUMPY"
+#: a zip archive (an .npz is one) starts with a local file header, or, when empty, its end record
+_ZIP_MAGICS = (b"PK\x03\x04", b"PK\x05\x06")
 #: `.npy` format versions whose header layout `_check_member` knows (what NumPy writes for plain arrays)
 _NPY_VERSIONS = {(1, 0): np.lib.format.read_array_header_1_0, (2, 0): np.lib.format.read_array_header_2_0}
 
@@ -73,8 +75,11 @@ def open_npz_archive(path: str, single_array: str) -> np.lib.npyio.NpzFile:
     one (`single_array`: the message for a plain `.npy` array, refused before NumPy reads and allocates it)."""
     try:
         with open(path, "rb") as fh:
-            if fh.read(len(_NPY_MAGIC)) == _NPY_MAGIC:
-                raise InputError(path, single_array)
+            head = fh.read(len(_NPY_MAGIC))
+        if head.startswith(_NPY_MAGIC):
+            raise InputError(path, single_array)
+        if not head.startswith(_ZIP_MAGICS):  # else NumPy takes it for a pickle and advises loading it unsafely
+            raise InputError(path, "not an .npz archive (not a zip file: another kind of file with this name?)")
         archive = np.load(path, allow_pickle=False)
     except FileNotFoundError:
         raise

@@ -196,6 +196,15 @@ def test_npy_file_is_not_a_data_set(tmp_path):
         read_npz_dataset(path)
 
 
+def test_a_file_of_another_kind_named_npz_gets_no_advice_to_unpickle(tmp_path):
+    """Issue 42: a PNG renamed .npz was answered with NumPy's advice to load pickles unsafely."""
+    path = tmp_path / "photo.npz"
+    path.write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(64))
+    with pytest.raises(InputError, match="not an .npz archive \\(not a zip file") as info:
+        read_npz_dataset(path)
+    assert "pickle" not in str(info.value)
+
+
 def test_header_declaring_a_huge_array_is_refused_without_allocating(tmp_path):
     buffer = io.BytesIO()
     np.lib.format.write_array_header_1_0(buffer, {"descr": "<f4", "fortran_order": False, "shape": (10**9, 22, 3)})
