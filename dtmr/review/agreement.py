@@ -98,8 +98,12 @@ def merge_reviews(reviews: list[Review]) -> tuple[dict[str, dict[str, dict]], Ag
     first = reviews[0].library
     for r in reviews[1:]:
         if r.library != first:
-            raise DtmrError(f"the reviews are of different libraries: {first.name} ({first.clips} clips) and "
-                            f"{r.library.name} ({r.library.clips} clips)")
+            differs = [what for what, a, b in (("name", first.name, r.library.name),
+                                               ("clip count", first.clips, r.library.clips),
+                                               ("clip names", first.names_crc32, r.library.names_crc32)) if a != b]
+            raise DtmrError(f"the reviews ({reviews[0].annotator}, {r.annotator}) are of different libraries: "
+                            f"{first.name} ({first.clips} clips) and {r.library.name} ({r.library.clips} clips) "
+                            f"differ in their {' and '.join(differs)}")
     names = [r.annotator for r in reviews]
     if len(set(names)) != len(names):
         raise DtmrError(f"the same annotator appears twice: {', '.join(names)}")

@@ -133,6 +133,9 @@ def test_merge_refuses_other_libraries_and_repeated_annotators():
     other = LibraryFingerprint.of("clips.h5", ["a", "b"])
     with pytest.raises(DtmrError, match="different libraries"):
         merge_reviews([review("ada", {}), review("bob", {}, other)])
+    renamed = LibraryFingerprint(LIB.name, LIB.clips, LIB.names_crc32 + 1)  # issue 43: say what differs
+    with pytest.raises(DtmrError, match=r"\(ada, bob\) are of different libraries: .* differ in their clip names$"):
+        merge_reviews([review("ada", {}), review("bob", {}, renamed)])
     with pytest.raises(DtmrError, match="same annotator"):
         merge_reviews([review("ada", {}), review("ada", {})])
 
