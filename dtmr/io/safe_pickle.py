@@ -276,6 +276,8 @@ _ADMITTED: dict[tuple[str, str], _Admitted] = {
     ("builtins", "bytearray"): _Admitted("builtins.bytearray", _bytearray),
     ("_codecs", "encode"): _Admitted("_codecs.encode", _encode),
 }
+# protocols 0-2 name Python 3's builtins by their Python 2 module, as pickle's own `fix_imports` maps them back
+_ADMITTED[("__builtin__", "bytearray")] = _ADMITTED[("builtins", "bytearray")]
 for _core in ("numpy.core", "numpy._core"):
     _ADMITTED[(f"{_core}.multiarray", "_reconstruct")] = _Admitted(f"{_core}.multiarray._reconstruct", _reconstruct)
     _ADMITTED[(f"{_core}.multiarray", "scalar")] = _Admitted(f"{_core}.multiarray.scalar", _scalar)

@@ -381,3 +381,10 @@ def test_wrong_types_shapes_and_values_read_or_fail_cleanly(tmp_path_factory, fi
     annotation.update(fields)
     assert_clips_or_one_line_error(read_pyskl_pickle, tmp_path_factory.mktemp("types") / "w.pkl",
                                    pickle.dumps({"annotations": [annotation]}, protocol))
+
+
+@pytest.mark.parametrize("protocol", range(pickle.HIGHEST_PROTOCOL + 1))
+def test_a_bytearray_loads_in_every_protocol(tmp_path, protocol):
+    """Issue 43: protocols 0-2 name it `__builtin__.bytearray`, which was refused."""
+    path = dump(tmp_path / "b.pkl", {"raw": bytearray(b"xyz")}, protocol=protocol)
+    assert safe_pickle.load_data_pickle(path) == {"raw": bytearray(b"xyz")}
