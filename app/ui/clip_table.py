@@ -313,6 +313,14 @@ class ClipTableView(QTableView):
         # measuring all of them took 2.4 s of the GUI thread at every layout (issue 42)
         self.horizontalHeader().setResizeContentsPrecision(self.ROWS_MEASURED)
 
+    def mousePressEvent(self, event) -> None:
+        """A right click opens the context menu on its row without making that row the source (issue 42: "Use
+        as pinned reference" then always refused, the clicked clip being the source itself)."""
+        if event.button() == Qt.MouseButton.RightButton:
+            event.accept()
+            return
+        super().mousePressEvent(event)
+
     def event(self, ev) -> bool:
         if ev.type() == ev.Type.ShortcutOverride and ev.key() in self.NAVIGATION_KEYS:
             ev.accept()

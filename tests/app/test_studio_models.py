@@ -159,6 +159,26 @@ def test_reference_random_seed_pin_and_context_menu(studio, qtbot):
     studio.message_boxes[0].close()
 
 
+def test_a_right_click_pins_its_row_without_making_it_the_source(studio, qtbot):
+    """Issue 42: the right-click's press made the row the source, so "Use as pinned reference" always refused."""
+    from PySide6.QtGui import QContextMenuEvent
+    from PySide6.QtWidgets import QApplication
+
+    panel, selection = studio.library_panel, studio.selection
+    source = selection.source_index
+    table = panel.table
+    row = panel.proxy.proxy_row(8)  # subject 2, not the source's
+    pos = table.visualRect(panel.proxy.index(row, 0)).center()
+    qtbot.mousePress(table.viewport(), Qt.MouseButton.RightButton, pos=pos)
+    qtbot.mouseRelease(table.viewport(), Qt.MouseButton.RightButton, pos=pos)
+    QApplication.sendEvent(table.viewport(), QContextMenuEvent(QContextMenuEvent.Reason.Mouse, pos,
+                                                               table.viewport().mapToGlobal(pos)))
+    assert selection.source_index == source  # the clicked row did not become the source
+    panel.pin_action.trigger()
+    panel.context_menu.close()
+    assert selection.reference.index == 8 and selection.reference.pinned and not studio.message_boxes
+
+
 def test_newer_request_supersedes_and_ui_stays_responsive(studio, fakes, models_dir, qtbot):
     slow = fakes.anonymizers[str(models_dir / "dtmr_small_beta0.2.pt")]
     # the start-up preview first: with it still running, the first request below waits too and is superseded,
