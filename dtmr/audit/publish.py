@@ -27,10 +27,9 @@ def publishable(audit: dict) -> dict:
 
 def publish_audit(audit_dir: str | Path, out_dir: str | Path) -> Path:
     """Write the publishable copy of the audit in `audit_dir` to `out_dir` (audit.json and its reports);
-    returns `out_dir`. The audit's own folder is refused: the copy would replace the audit it is made of."""
+    returns `out_dir`. The audit's own folder is refused (an input of the command), and so is any folder
+    holding an audit that is not a published copy."""
     audit_dir, out_dir = Path(audit_dir), Path(out_dir)
-    if out_dir.resolve() == audit_dir.resolve():
-        raise DtmrError(f"{out_dir}: the published copy cannot replace the audit it is made of")
     check_output(out_dir, kind="audit", folder=True, inputs=[audit_dir])
     if (out_dir / AUDIT_FILE).is_file() and not _published(out_dir):
         raise DtmrError(f"{out_dir}: holds an audit that is not a published copy; write to another folder")

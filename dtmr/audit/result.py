@@ -15,9 +15,8 @@ from .audit_json import AUDIT_VERSION, read_audit_json, utility_entry
 class AuditResult:
     #: the audit.json version it was read from (`AUDIT_VERSION` when written by this code)
     version: int
-    #: the release's method (`dtmr.methods` name) and file name
+    #: the release's method (`dtmr.methods` name)
     method: str
-    release_file: str
     #: the worst case over every attacker and form: its name, form, accuracy (%) and accuracy / chance
     worst_name: str
     worst_form: str
@@ -31,8 +30,6 @@ class AuditResult:
     action_accuracy: float | None
     #: the released clips' motion amplitude against their sources' (median), None when not measured
     motion_kept: float | None
-    #: the calibration's warning (the suite's best raw figure under the reference), None when it has none
-    calibration_warning: str | None
 
     @classmethod
     def from_audit(cls, audit: dict, where: str | Path = "audit.json") -> AuditResult:
@@ -43,14 +40,13 @@ class AuditResult:
             amplitude = (audit.get("utility") or {}).get("motion_amplitude_kept") or {}
             return cls(
                 version=int(audit.get("version", AUDIT_VERSION)), method=str(release.get("method", "")),
-                release_file=str(release.get("file", "")), worst_name=str(worst["name"]),
+                worst_name=str(worst["name"]),
                 worst_form=str(worst["form"]), worst_accuracy=float(worst["accuracy"]),
                 worst_times_chance=float(worst["times_chance"]), chance=float(audit["chance"]["subject"]),
                 metadata_failures=tuple(sorted({str(f["field"]) for f in audit["metadata"]["findings"]
                                                 if f["severity"] == "fail"})),
                 action_accuracy=None if not action else float(action["accuracy"]["mean"]),
-                motion_kept=None if amplitude.get("median") is None else float(amplitude["median"]),
-                calibration_warning=(audit.get("calibration") or {}).get("warning") or None)
+                motion_kept=None if amplitude.get("median") is None else float(amplitude["median"]))
         except (KeyError, TypeError, ValueError) as exc:
             raise InputError(where, f"an audit without a readable {exc} entry") from None
 

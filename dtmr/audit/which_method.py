@@ -92,15 +92,16 @@ def which_method_table(config: WhichMethodConfig, audits_root: str | Path) -> st
                 continue
             figure = f"{result.worst_times_chance:.1f}× ({result.worst_accuracy:.1f} %)"
             cells.append(f"**{figure}**" if result.worst_times_chance <= target else figure)
-        kept = [(d, r.action_kept(raw[d.name])) for d, r in mine if d.name in raw]
-        cells.append(_joined([f"{k:.0f} %" for d, k in kept if k is not None]))
+        kept = [r.action_kept(raw[d.name]) for d, r in mine if d.name in raw]
+        cells.append(_joined([f"{k:.0f} %" for k in kept if k is not None]))
         cells.append(_joined([f"{r.motion_kept:.2f}" for d, r in mine if r.motion_kept is not None]))
         cells.append(_verdict([r for _, r in mine], target))
         cells.append(row.use)
         lines.append("| " + " | ".join(cells) + " |")
-    chances = ", ".join(f"{d.label} {r.chance:g} %" for d, r in
-                        ((d, next((results[i, d.name] for i, row in enumerate(config.rows) if d.name in row.audits),
-                                  None)) for d in config.data_sets) if r is not None)
+    first = {}  # data set -> one of its audits (chance is the data set's)
+    for (_, name), result in results.items():
+        first.setdefault(name, result)
+    chances = ", ".join(f"{d.label} {first[d.name].chance:g} %" for d in config.data_sets if d.name in first)
     lines += ["", f"Worst case: the highest re-identification over every attacker and form of the audit suite, "
                   f"× chance ({chances}); bold at or under {target:g}× chance. Action kept: a raw-trained action "
                   "recognizer's accuracy on the release against the raw release's; motion kept: the released "

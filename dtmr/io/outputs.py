@@ -47,6 +47,8 @@ def _is_clip_library(path: Path) -> bool:
 
 
 def _json_format(path: Path) -> str | None:
+    if not _head(path).lstrip().startswith(b"{"):  # not a JSON object: nothing of ours, and nothing to parse
+        return None
     try:
         if path.stat().st_size > 512 * 1024 * 1024:
             return None

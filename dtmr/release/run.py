@@ -212,9 +212,12 @@ def unfinished_key(output: str | Path) -> bool:
     """The key beside `output` was written by the run whose parts folder is still there: a run killed after
     renaming its key into place and before its release. Its rerun finishes it, so that key is not a key a user
     keeps (the output guard would refuse it)."""
+    state_path, key_path = parts_path(output) / RUN_STATE, key_path_for(output)
+    if not (state_path.is_file() and key_path.is_file()):  # also a FIFO, which reading would block on
+        return False
     try:
-        state = json.loads((parts_path(output) / RUN_STATE).read_text())
-        key = json.loads(key_path_for(output).read_text())
+        state = json.loads(state_path.read_text())
+        key = json.loads(key_path.read_text())
     except (OSError, ValueError):
         return False
     token = state.get("release_token") if isinstance(state, dict) else None
