@@ -1,7 +1,7 @@
 """GIF and MP4 export of a side-by-side comparison, written atomically.
 
 MP4 is H.264 (libx264, CRF 20, `-tune animation` for flat-coloured drawings) in yuv420p, which every
-player reads; yuv420p needs even dimensions, so an odd width or height is rounded up by one pixel.
+player reads, converted with the BT.709 matrix and tagged BT.709 (`MP4_COLOUR_ARGS`); yuv420p needs even dimensions, so an odd width or height is rounded up by one pixel.
 GIF is made in two passes over the frames: ffmpeg's `palettegen` collects one 256-colour palette from
 every frame, then `paletteuse` maps the frames onto it without dithering (the drawings are flat colours,
 and dithering noise would flicker) and re-encodes only the rectangle that changed between frames. The
@@ -30,9 +30,16 @@ from .panel import Panel
 from .style import DEFAULT_STYLE, Style
 
 FORMATS = (".gif", ".mp4")
+#: the frames are converted to YUV with the BT.709 matrix (swscale's default is BT.601) and the stream is tagged
+#: BT.709 (primaries, transfer, matrix) in limited range: what players assume for HD video, so colours play back
+#: as rendered (untagged BT.601 came out shifted in players that assume BT.709)
+MP4_COLOUR_ARGS = (
+    "-vf", "scale=out_color_matrix=bt709:out_range=tv,format=yuv420p",
+    "-colorspace", "bt709", "-color_primaries", "bt709", "-color_trc", "bt709", "-color_range", "tv",
+)
 MP4_ARGS = (
-    "-c:v", "libx264", "-pix_fmt", "yuv420p", "-preset", "veryfast", "-tune", "animation", "-crf", "20",
-    "-movflags", "+faststart",
+    "-c:v", "libx264", "-pix_fmt", "yuv420p", *MP4_COLOUR_ARGS, "-preset", "veryfast", "-tune", "animation",
+    "-crf", "20", "-movflags", "+faststart",
 )
 GIF_PALETTE_ARGS = ("-vf", "palettegen=max_colors=256:stats_mode=full", "-frames:v", "1", "-update", "1")
 #: 2 cs a frame: the shortest delay that players honour
