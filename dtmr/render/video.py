@@ -1,7 +1,8 @@
 """GIF and MP4 export of a side-by-side comparison, written atomically.
 
 MP4 is H.264 (libx264, CRF 20, `-tune animation` for flat-coloured drawings) in yuv420p, which every
-player reads, converted with the BT.709 matrix and tagged BT.709 (`MP4_COLOUR_ARGS`); yuv420p needs even dimensions, so an odd width or height is rounded up by one pixel.
+player reads, converted with the BT.709 matrix and tagged BT.709 (`MP4_COLOUR_ARGS`); yuv420p needs even
+dimensions, so an odd width or height is rounded up by one pixel.
 GIF is made in two passes over the frames: ffmpeg's `palettegen` collects one 256-colour palette from
 every frame, then `paletteuse` maps the frames onto it without dithering (the drawings are flat colours,
 and dithering noise would flicker) and re-encodes only the rectangle that changed between frames. The
