@@ -31,6 +31,9 @@ from ..data.clip import Clip
 from ..errors import InputError
 from ..skeleton import COCO17
 from .bounded_read import read_bounded
+from .coco_dataset import ImageSequence, dataset_sequences, is_coco_dataset
+from .json_numbers import MAX_COORDINATE, check_count, holds_boolean  # noqa: F401 (re-exported: pose_npy)
+from .json_numbers import numbers_array as _numbers
 
 FORMAT = "coco-json"
 #: a keypoint whose score is below this is missing (NaN); MMPose's demos draw keypoints from 0.3 up
@@ -42,8 +45,6 @@ MAX_FOLDER_BYTES = 1024 * 2**20
 #: 200 000 frames is 1 h 51 min at 30 fps; frame numbers spanning more are refused before allocating
 MAX_FRAMES = 200_000
 MAX_PEOPLE = 1000
-#: coordinates beyond this (pixels or metres) are refused as absurd
-MAX_COORDINATE = 1e7
 OPENPOSE_SUFFIX = "_keypoints.json"
 #: default image of the writer: width, height in pixels
 DEFAULT_IMAGE_SIZE = (1920, 1080)
@@ -77,12 +78,14 @@ LIFT_HINT = "2-D keypoints: lift them to 3-D with `dtmr data import FILE --lift 
 class Keypoints2D:
     """The main person's 2-D COCO-17 keypoints: `keypoints` (T, 17, 2) float64 pixels, NaN where missing or
     below the score threshold; `scores` (T, 17) float64 as the file gives them, 0 in frames without the
-    person; `fps` when the file records one."""
+    person; `fps` when the file records one; `name` the sequence's sample name (the file's stem, and for a
+    COCO dataset file its video and track: `read_coco_sequences_2d`)."""
 
     keypoints: np.ndarray
     scores: np.ndarray
     fps: float | None
     path: str
+    name: str = ""
 
     @property
     def num_frames(self) -> int:
@@ -138,7 +141,8 @@ def is_coco_json(path: str | Path) -> bool:
             head = fh.read(8192)
         if head.lstrip()[:1] not in (b"[", b"{"):
             return False
-        keys = (b'"people"', b'"keypoints"', b'"instance_info"', b'"predictions"', b'"num_keypoints"')
+        keys = (b'"people"', b'"keypoints"', b'"instance_info"', b'"predictions"', b'"num_keypoints"',
+                b'"annotations"', b'"images"')
         return any(key in head for key in keys)
     except (OSError, ValueError):
         return False
@@ -158,7 +162,7 @@ def read_coco_json(path: str | Path, topology: str | None = None,
     path = str(path)
     if topology not in (None, COCO17.name):
         raise InputError(path, f"COCO keypoint JSON holds coco17 joints, not {topology}")
-    found = _read_detections(path, prefer_3d=True)
+    found = _only_sequence(_read_sequences(path, prefer_3d=True), path)[1]
     if found.dim == 2:
         raise InputError(path, LIFT_HINT)
     if not found.names_known and topology is None:
@@ -176,15 +180,27 @@ def read_coco_json(path: str | Path, topology: str | None = None,
 
 
 def read_coco_json_2d(path: str | Path, min_score: float = DEFAULT_MIN_SCORE) -> Keypoints2D:
-    """2-D COCO-17 keypoints of the main person (OpenPose files: `pose_keypoints_2d`); 3-D files raise."""
+    """2-D COCO-17 keypoints of the main person (OpenPose files: `pose_keypoints_2d`); 3-D files raise, and so
+    does a COCO dataset file of several videos or tracks (`read_coco_sequences_2d` reads those)."""
     path = str(path)
-    found = _read_detections(path, prefer_3d=False)
+    name, found = _only_sequence(_read_sequences(path, prefer_3d=False), path)
+    return _keypoints_2d(found, name, path, min_score)
+
+
+def read_coco_sequences_2d(path: str | Path, min_score: float = DEFAULT_MIN_SCORE) -> list[Keypoints2D]:
+    """The 2-D COCO-17 keypoints of every sequence of `path`: one per video or track of a COCO dataset file
+    (`dtmr.io.coco_dataset`), the main person of any other layout (one)."""
+    path = str(path)
+    return [_keypoints_2d(found, name, path, min_score) for name, found in _read_sequences(path, prefer_3d=False)]
+
+
+def _keypoints_2d(found: _Detections, name: str, path: str, min_score: float) -> Keypoints2D:
     if found.dim == 3:
         raise InputError(path, "3-D keypoints: open the file as clips (read_coco_json, `dtmr data import`)")
     points, scores = _main_person(found, path, min_score)
     points.setflags(write=False)
     scores.setflags(write=False)
-    return Keypoints2D(keypoints=points, scores=scores, fps=found.fps, path=path)
+    return Keypoints2D(keypoints=points, scores=scores, fps=found.fps, path=path, name=name)
 
 
 def _sample_name(path: str) -> str:
@@ -192,14 +208,39 @@ def _sample_name(path: str) -> str:
     return name[: -len(".json")] if name.lower().endswith(".json") else name
 
 
-def _read_detections(path: str, prefer_3d: bool) -> _Detections:
+def _only_sequence(sequences: list[tuple[str, _Detections]], path: str) -> tuple[str, _Detections]:
+    if len(sequences) > 1:
+        raise InputError(path, f"holds {len(sequences)} image sequences (videos or tracks): read them with "
+                               "read_coco_sequences_2d, or `dtmr data import FILE --lift -o OUT.h5`")
+    return sequences[0]
+
+
+def _read_sequences(path: str, prefer_3d: bool) -> list[tuple[str, _Detections]]:
+    """(sample name, detections) per image sequence: one, except for a COCO dataset file."""
+    stem = _sample_name(path)
     if os.path.isdir(path):
-        return _read_openpose_folder(path, prefer_3d)
+        return [(stem, _read_openpose_folder(path, prefer_3d))]
     doc = _load_json(path)
+    if is_coco_dataset(doc):
+        sequences = dataset_sequences(doc, path)
+        return [(_sequence_name(stem, seq.name, len(sequences)), _dataset_detections(seq, doc.get("fps"), path))
+                for seq in sequences]
     if isinstance(doc, dict) and "people" in doc:
         frame = _frame_number(Path(path).name, path) if _has_digits(Path(path).name) else 0
-        return _openpose_detections({frame: _openpose_people(doc, path)}, prefer_3d)
-    return _mmpose_or_coco(doc, path)
+        return [(stem, _openpose_detections({frame: _openpose_people(doc, path)}, prefer_3d))]
+    return [(stem, _mmpose_or_coco(doc, path))]
+
+
+def _sequence_name(stem: str, sequence: str, count: int) -> str:
+    """The file's stem, and the video / track for a file of several sequences (`person_kp_video_3_track_7`)."""
+    if count == 1 or not sequence:
+        return stem
+    return f"{stem}_{re.sub(r'[^A-Za-z0-9.-]+', '_', sequence).strip('_')}"
+
+
+def _dataset_detections(sequence: ImageSequence, fps, path: str) -> _Detections:
+    frames = {i: [_Person(points=p, scores=s) for p, s in people] for i, people in enumerate(sequence.frames)}
+    return _Detections(frames=frames, dim=2, layout="coco-dataset", fps=_fps(fps, path))
 
 
 def _load_json(path: str):
@@ -232,36 +273,6 @@ def _frame_number(image_id, path: str) -> int:
     raise InputError(path, f"frame id {str(image_id)[:40]!r} is neither an integer nor a name with a number")
 
 
-def holds_boolean(value) -> bool:
-    """A JSON true or false anywhere in `value`'s nested lists (iteratively: the document's depth is bounded)."""
-    stack = [value]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, bool):
-            return True
-        if isinstance(item, list):
-            stack.extend(item)
-    return False
-
-
-def _numbers(value, shape: tuple[int, ...], what: str, path: str) -> np.ndarray:
-    """`value` (nested JSON lists) as a float64 array of `shape` (-1: any length), finite and bounded."""
-    try:
-        array = None if holds_boolean(value) else np.array(value)  # NumPy reads true as 1.0 among numbers
-    except (ValueError, TypeError, OverflowError, RecursionError):
-        array = None
-    if array is None or array.dtype.kind not in "fiu" or array.ndim != len(shape) or any(
-            want != -1 and got != want for got, want in zip(array.shape, shape)):
-        found = "ragged or non-numeric lists" if array is None or array.dtype.kind not in "fiu" else \
-            f"shape {list(array.shape)}"
-        want = "x".join("N" if n == -1 else str(n) for n in shape)
-        raise InputError(path, f"{what} must be numbers of shape {want}, got {found}")
-    array = array.astype(np.float64)
-    if not (np.abs(array) <= MAX_COORDINATE).all():
-        raise InputError(path, f"{what} holds a number beyond ±{MAX_COORDINATE:g}")
-    return array
-
-
 def _coco17_rows(points: np.ndarray, scores: np.ndarray, what: str, path: str) -> _Person:
     count = points.shape[0]
     if count == WHOLEBODY_KEYPOINTS:
@@ -290,8 +301,8 @@ def _mmpose_or_coco(doc, path: str) -> _Detections:
             frames = {i: _instances(p, f"predictions[{i}]", path) for i, p in enumerate(predictions)}
             layout = "mmpose-predictions"
         else:
-            raise InputError(path, "unknown keypoint JSON layout (expected 'people', 'instance_info' or "
-                                   "'predictions' at the top level, or a list)")
+            raise InputError(path, "unknown keypoint JSON layout (expected 'people', 'instance_info', "
+                                   "'predictions' or 'images' with 'annotations' at the top level, or a list)")
     elif isinstance(doc, list):
         first = next((e for e in doc if isinstance(e, dict)), None)
         if first is None:
@@ -332,11 +343,6 @@ def _check_meta(meta, path: str) -> bool:
             raise InputError(path, f"the keypoints are {dataset}'s, not COCO-17 (per 'meta_info')")
         return True
     return False
-
-
-def check_count(count: int, limit: int, what: str, path: str) -> None:
-    if count > limit:
-        raise InputError(path, f"{count} {what}: more than the {limit} allowed")
 
 
 def _frame_list(entries, path: str) -> dict[int, list[_Person]]:

@@ -15,7 +15,7 @@ from pathlib import Path
 from ..data.clip import Clip
 from ..errors import InputError
 from ..io.clip_source import InMemoryClipSource
-from ..io.coco_json import DEFAULT_FPS, is_coco_json, read_coco_json_2d
+from ..io.coco_json import DEFAULT_FPS, is_coco_json, read_coco_sequences_2d
 from ..io.sources import PICKLE_SUFFIXES
 from ..skeleton import COCO17
 from .apply import DEFAULT_LIFTER, lift_keypoints
@@ -43,12 +43,13 @@ def open_lifted(path: str | Path, lifter=None) -> InMemoryClipSource:
             clips.append(_clip(joints, path, fields))
         return InMemoryClipSource(str(path), "pyskl-pickle-lifted", COCO17.name, clips)
     if is_coco_json(path):
-        found = read_coco_json_2d(path)
-        joints = lift_keypoints(found.keypoints, found.scores, lifter=lifter, source=str(path))
-        name = path.name[: -len(".json")] if path.name.lower().endswith(".json") else path.name
-        fields = {"fps": found.fps or DEFAULT_FPS, "source_file": str(path), "sample_name": name,
-                  "extra": {"lifted": lifted_by}}
-        return InMemoryClipSource(str(path), "coco-json-lifted", COCO17.name, [_clip(joints, path, fields)])
+        clips = []
+        for found in read_coco_sequences_2d(path):  # one per video or track of a COCO dataset file
+            joints = lift_keypoints(found.keypoints, found.scores, lifter=lifter, source=str(path))
+            fields = {"fps": found.fps or DEFAULT_FPS, "source_file": str(path), "sample_name": found.name,
+                      "extra": {"lifted": lifted_by}}
+            clips.append(_clip(joints, path, fields))
+        return InMemoryClipSource(str(path), "coco-json-lifted", COCO17.name, clips)
     raise InputError(path, f"--lift reads 2-D keypoints: {LIFTABLE}")
 
 
