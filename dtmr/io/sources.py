@@ -1,6 +1,6 @@
 """Open any clip path behind one interface (`ClipSource`, docs/ARCHITECTURE.md): a `.skeleton` file, a folder of
 them (searched recursively), an `.npz` data set, an `.h5` clip library, and the formats of other tools (pose
-estimators' `.json` and `.npy`, SGN arrays, PYSKL pickles, BVH; docs/io.md). `OPEN_KINDS` lists them.
+estimators' `.json` and `.npy`, SGN arrays, PYSKL pickles, BVH, C3D; docs/io.md). `OPEN_KINDS` lists them.
 
 HDF5 libraries are read lazily; the other formats are read into memory when opened.
 """
@@ -13,8 +13,11 @@ from pathlib import Path
 from ..data.clip import Clip
 from ..errors import InputError
 from .bvh_reader import read_bvh
+from .c3d_file import is_c3d
+from .c3d_reader import read_c3d
 from .clip_source import ClipSource, InMemoryClipSource
 from .coco_json import is_coco_json, read_coco_json
+from .import_options import ImportOptions
 from .library import ClipLibrary
 from .npz_dataset import read_npz_dataset
 from .ntu_skeleton import read_ntu_clip
@@ -36,16 +39,17 @@ OPEN_KINDS = (
     ".skeleton (NTU) or a folder of them", ".npz (this project's, SGN/CTR-GCN, VideoPose3D)",
     ".pkl (PYSKL / MMAction2 annotations)",
     ".npy (H36M-17, MediaPipe-33 / FreeMoCap, NTU-25)", ".json (COCO-17 from MMPose / OpenPose, or a folder of "
-    "OpenPose frames; MMPose H36M-17 3-D)", ".bvh (motion capture)", ".h5 library",
+    "OpenPose frames; MMPose H36M-17 3-D)", ".bvh (motion capture)", ".c3d (motion capture: joint centres or "
+    "Plug-in Gait markers)", ".h5 library",
 )
 #: a source's `format` as a person reads it (`dtmr data info`)
 FORMAT_LABELS = {
     "ntu-skeleton": "NTU .skeleton", "npz": ".npz data set", "hdf5": "HDF5 clip library",
     "pose-npy": "3-D pose array", "mmpose-3d-json": "MMPose 3-D keypoint JSON", "coco-json": "COCO-17 keypoint JSON",
-    "bvh": "BVH motion capture", "pyskl-pickle": "PYSKL annotation pickle", "sgn-npz": "SGN / CTR-GCN arrays",
+    "bvh": "BVH motion capture", "c3d": "C3D motion capture", "pyskl-pickle": "PYSKL annotation pickle", "sgn-npz": "SGN / CTR-GCN arrays",
 }
 #: the file name patterns of those kinds, for file dialogs
-OPEN_PATTERNS = ("*.skeleton", "*.npz", "*.pkl", "*.pickle", "*.npy", "*.json", "*.bvh", "*.h5", "*.hdf5")
+OPEN_PATTERNS = ("*.skeleton", "*.npz", "*.pkl", "*.pickle", "*.npy", "*.json", "*.bvh", "*.c3d", "*.h5", "*.hdf5")
 
 
 def skeleton_files(folder: str | Path) -> list[Path]:
@@ -57,12 +61,15 @@ def open_clip_source(
     path: str | Path,
     topology: str | None = None,
     progress: Callable[[int, int], None] | None = None,
+    options: ImportOptions | None = None,
 ) -> ClipSource:
     """Open `path` by its kind; `topology` overrides (.npz) or must agree with (others) the file's own.
 
-    `progress(done, total)` is called after each file of a folder of `.skeleton` files.
+    `progress(done, total)` is called after each file of a folder of `.skeleton` files. `options` (up axis, unit,
+    joint map) go to the readers of BVH and 3-D pose arrays; the other formats fix their own.
     """
     path = Path(path)
+    options = options or ImportOptions()
     refuse_special_file(path)
     topology = check_topology_name(topology, path)
     if path.is_dir() and is_coco_json(path):  # a folder of OpenPose frames
@@ -85,14 +92,16 @@ def open_clip_source(
         _expect_ntu25(topology, path)
         return InMemoryClipSource(str(path), "ntu-skeleton", "ntu25", [read_ntu_clip(path)])
     if suffix == NPY_SUFFIX or (suffix == NPZ_SUFFIX and is_pose_npy(path)):
-        return read_pose_npy(path, topology)
+        return read_pose_npy(path, topology, **options.pose_kwargs())
     if suffix == JSON_SUFFIX:
         # an H36M-17 lifter's output names its skeleton; the COCO reader would refuse it as not COCO-17
         if is_mmpose3d_json(path):
             return read_mmpose3d_json(path, topology)
         return _in_memory(read_coco_json(path, topology))
     if suffix == BVH_SUFFIX:
-        return read_bvh(path, topology)
+        return read_bvh(path, topology, **options.bvh_kwargs())
+    if is_c3d(path):
+        return read_c3d(path, topology)
     if suffix in PICKLE_SUFFIXES:
         return _in_memory(read_pyskl_pickle(path, topology))
     if suffix == NPZ_SUFFIX and is_sgn_npz(path):
