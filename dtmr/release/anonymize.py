@@ -24,7 +24,6 @@ not depend on chunking, on the order or on where a run resumed. raw and noise us
 from __future__ import annotations
 
 import contextlib
-import shutil
 from collections.abc import Callable
 from pathlib import Path
 
@@ -33,8 +32,10 @@ from ..io.outputs import check_output
 from .key import key_path_for
 from .merge import write_release
 from .options import ReleaseOptions
-from .run import CHUNK, RunSpec, locked, open_run, run_settings, run_state, unfinished_key
+from .run import (CHUNK, RunSpec, locked, open_run, remove_parts, run_settings, run_state, unfinished_key,
+                  unfinished_release)
 from .runner import AUTO
+from .swap import finish_swap
 
 
 def anonymize_source(input_path: str | Path, output: str | Path, *, model: str | Path | None = None,
@@ -54,8 +55,9 @@ def anonymize_source(input_path: str | Path, output: str | Path, *, model: str |
 
     output, key_path = Path(output), key_path_for(output)
     inputs = [p for p in (input_path, references, model) if p is not None]
-    check_output(output, kind="clip-library", inputs=inputs, overwrite=overwrite)
+    check_output(output, kind="clip-library", inputs=inputs, overwrite=overwrite or unfinished_release(output))
     check_output(key_path, kind="release-key", inputs=inputs, overwrite=overwrite or unfinished_key(output))
+    finish_swap(output)  # a killed run's committed pair goes into place first: what follows sees one pair
     chunk = CHUNK if chunk is None else chunk
     if not (isinstance(chunk, int) and chunk >= 1):
         raise DtmrError(f"--chunk must be a clip count of at least 1, got {chunk!r}")
@@ -84,5 +86,5 @@ def anonymize_source(input_path: str | Path, output: str | Path, *, model: str |
             job.write_parts(progress)
             write_release((job.read(start) for start in job.starts), output, key_path, state["release_token"],
                           options, settings, opened.runner.info, opened.source.action_names)
-            shutil.rmtree(spec.parts)
+            remove_parts(spec.parts)
     return output

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import shutil
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -30,7 +29,7 @@ from ..errors import DtmrError
 from .chunks import Job
 from .key import key_path_for
 from .merge import write_release
-from .run import RunSpec, locked, open_run, run_settings, run_state
+from .run import RunSpec, locked, open_run, remove_parts, run_settings, run_state
 
 #: seconds between two looks at the parts folder (progress, finished parts)
 POLL_S = 0.2
@@ -78,7 +77,7 @@ def anonymize_rank(spec: RunSpec, progress: Callable[[int, int], None] | None) -
             output = Path(spec.output)
             write_release(_as_written(job, progress), output, key_path_for(output), state["release_token"],
                           spec.options, settings, opened.runner.info, opened.source.action_names)
-            shutil.rmtree(parts)
+            remove_parts(parts)
     finally:
         shutdown_distributed()
 

@@ -3,25 +3,27 @@
 `write_release` takes the parts' clips as an iterable, in release order, and writes them as they come: a
 caller that yields a part as soon as it is written (the parent of `--workers`, rank 0 under torchrun)
 merges while the other processes still compute, instead of after them. The bytes do not depend on when the
-parts came: the release is the same clips in the same order, written in the same batches. The key is
-renamed into place before the release is.
+parts came: the release is the same clips in the same order, written in the same batches. The release and
+its key are written beside the parts first and then swapped in as one unit (dtmr/release/swap.py): a kill at
+any moment leaves the old pair or the new one.
 """
 
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
-import h5py
-
 from ..data.clip import Clip
 from ..io.atomic import atomic_write
+from ..io.hdf5_output import hdf5_output
 from ..io.library import JOINTS_CRC, ClipLibrary
 from .channels import release_joints
-from .key import KeyEntry, ReleaseKey, write_key
+from .key import KeyEntry, ReleaseKey, key_path_for, write_key
 from .release import RELEASE_FORMAT, RELEASE_VERSION
 from .runner import MethodInfo
+from .swap import discard_staged, staged_paths, swap_in
 
 #: clips per write of the merge: small, so that a merge fed as parts finish has little left to write after
 #: the last part (the run's tail); a constant, so that the bytes do not depend on the chunking
@@ -32,9 +34,14 @@ PROVENANCE_KEPT = ("subject", "sample_name", "source_file", "view", "repetition"
 
 def write_release(parts: Iterable[Sequence[Clip]], output: Path, key_path: Path, token: str, options,
                   settings: dict, info: MethodInfo, action_names: list[str] | None) -> None:
-    """Write the release `output` of the parts' clips (in release order) and its key; the key is in place
-    before the release is. `options` is the run's ReleaseOptions, `settings` its run.json settings."""
+    """Write the release `output` of the parts' clips (in release order) and its key `key_path` (which must be
+    `key_path_for(output)`), replacing an existing pair as one unit. `options` is the run's ReleaseOptions,
+    `settings` its run.json settings. The caller holds the run's lock."""
+    if Path(key_path) != key_path_for(output):
+        raise ValueError(f"the key of {output} is {key_path_for(output)}, not {key_path}")
     entries: list[dict] = []
+    staged_release, staged_key = staged_paths(output)
+    discard_staged(output)
 
     def released() -> Iterator[Clip]:
         position = 0
@@ -53,19 +60,22 @@ def write_release(parts: Iterable[Sequence[Clip]], output: Path, key_path: Path,
                                repetition=clip.repetition if "repetition" in options.keep else None,
                                sample_name=release_id)
 
-    with atomic_write(output) as tmp:
+    with atomic_write(staged_release) as tmp:
         ClipLibrary.write(tmp, released(), topology=info.topology, action_names=action_names,
                           batch_clips=MERGE_BATCH_CLIPS)
-        with h5py.File(tmp, "r+") as h5:
+        with hdf5_output(tmp, "r+") as h5:
             for name, value in _attributes(info, settings["model_sha256"], token, options).items():
                 h5.attrs[name] = value
             crc = h5["clips"][JOINTS_CRC][()]
-        key = ReleaseKey(path=str(key_path), release_file=output.name, release_token=token,
-                         source_file=settings["input"], reference_file=settings["references"] or settings["input"],
-                         method=info.name, beta=info.beta, model=info.model, seed=settings["seed"],
-                         entries=[KeyEntry(**e, joints_crc32=int(c)) for e, c in zip(entries, crc)],
-                         model_sha256=settings["model_sha256"])
-        write_key(key)
+        if output.is_file():  # the release keeps the mode of the file it replaces, as atomic_write does
+            os.chmod(tmp, output.stat().st_mode & 0o777)
+    key = ReleaseKey(path=str(staged_key), release_file=output.name, release_token=token,
+                     source_file=settings["input"], reference_file=settings["references"] or settings["input"],
+                     method=info.name, beta=info.beta, model=info.model, seed=settings["seed"],
+                     entries=[KeyEntry(**e, joints_crc32=int(c)) for e, c in zip(entries, crc)],
+                     model_sha256=settings["model_sha256"])
+    write_key(key)
+    swap_in(output, token)
 
 
 def _release_id(position: int, clip: Clip, options) -> str:

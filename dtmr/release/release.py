@@ -16,6 +16,7 @@ from ..errors import DtmrError, InputError
 from ..io.hdf5_watchdog import check_readable
 from ..io.library import JOINTS_CRC, ClipLibrary
 from .key import ReleaseKey, key_path_for, read_key
+from .swap import finish_swap
 
 RELEASE_FORMAT = "dtmr-release"
 RELEASE_VERSION = 1
@@ -40,8 +41,10 @@ def is_release(library: ClipLibrary) -> bool:
 def open_release(release: str | Path, key: str | Path | None = None) -> tuple[ClipLibrary, ReleaseKey | None]:
     """The release, and its key: `key`, or `key_path_for(release)` when that file exists, else None.
 
-    A key that does not match the release is a `DtmrError` naming both files.
+    A key that does not match the release is a `DtmrError` naming both files. A replacement of the pair that a
+    killed `dtmr anonymize` committed is finished first (dtmr/release/swap.py), so the pair read is one pair.
     """
+    finish_swap(release)
     library = ClipLibrary(release)
     if key is None and key_path_for(release).is_file():
         key = key_path_for(release)

@@ -5,9 +5,9 @@ Clips are processed in chunks of the release order. Each finished chunk is writt
 so a rerun with the same arguments skips the parts already written and gives the same release, byte for
 byte in its joints. A rerun with other settings is refused while a part exists; a parts folder without any
 finished part is simply reused. A run holds an exclusive lock on the parts folder: a second run on the same
-output stops at once ("another run is writing OUT"). The key is renamed into place before the release, and
-the parts folder is removed after both, so a kill at any moment leaves either no release or a release with
-its key, and the rerun completes.
+output stops at once ("another run is writing OUT"). The release and its key are written beside the parts and
+swapped in as one unit through a journal (dtmr/release/swap.py), and the parts folder is removed after, so a
+kill at any moment leaves the old pair (or none) or the new pair, and the rerun completes.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ import hashlib
 import json
 import os
 import secrets
+import shutil
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -31,10 +32,11 @@ from ..io.sources import open_clip_source
 from .chunks import Job
 from .key import key_path_for
 from .options import ReleaseOptions
+from .release import release_attributes
 from .runner import AUTO, Method, MethodInfo
+from .swap import parts_folder
 
 CHUNK = 64
-PARTS_SUFFIX = ".parts"
 RUN_STATE = "run.json"
 LOCK = "lock"
 
@@ -70,8 +72,7 @@ class RunSpec:
 
 
 def parts_path(output: str | Path) -> Path:
-    output = Path(output)
-    return output.with_name(output.name + PARTS_SUFFIX)
+    return parts_folder(output)
 
 
 @dataclass
@@ -155,6 +156,21 @@ def locked(parts: Path, output: Path) -> Iterator[None]:
     raise DtmrError(f"another run is writing {output}; wait for it to finish")
 
 
+def remove_parts(parts: Path) -> None:
+    """Remove a finished run's parts folder, `run.json` after every part: a kill midway leaves a folder whose
+    `run.json` still describes the parts left (the rerun recomputes the missing ones, same order and token),
+    never parts without their `run.json` (which a rerun would refuse as another run's)."""
+    entries = sorted(parts.iterdir(), key=lambda entry: entry.name in (RUN_STATE, LOCK))
+    for entry in entries:
+        if entry.is_dir() and not entry.is_symlink():
+            shutil.rmtree(entry)
+        else:
+            with contextlib.suppress(FileNotFoundError):
+                entry.unlink()
+    with contextlib.suppress(FileNotFoundError):
+        parts.rmdir()
+
+
 def run_state(parts: Path, settings: dict, n: int, source_order: bool) -> dict:
     """The run's settings, clip order and release token: read back when they match, drawn anew otherwise.
 
@@ -210,15 +226,38 @@ def file_sha256(path: str | Path) -> str:
 
 def unfinished_key(output: str | Path) -> bool:
     """The key beside `output` was written by the run whose parts folder is still there: a run killed after
-    renaming its key into place and before its release. Its rerun finishes it, so that key is not a key a user
-    keeps (the output guard would refuse it)."""
-    state_path, key_path = parts_path(output) / RUN_STATE, key_path_for(output)
-    if not (state_path.is_file() and key_path.is_file()):  # also a FIFO, which reading would block on
+    its release and key were swapped in and before it removed its parts. Its rerun finishes it, so that key is
+    not a key a user keeps (the output guard would refuse it)."""
+    token, key_path = _run_token(output), key_path_for(output)
+    if token is None or not key_path.is_file():  # also a FIFO, which reading would block on
         return False
     try:
-        state = json.loads(state_path.read_text())
         key = json.loads(key_path.read_text())
     except (OSError, ValueError):
         return False
+    return isinstance(key, dict) and key.get("release_token") == token
+
+
+def unfinished_release(output: str | Path) -> bool:
+    """`output` is the release of the run whose parts folder is still there (killed after its swap, before it
+    removed its parts): like its key, not a file the output guard keeps from that run's rerun."""
+    token, output = _run_token(output), Path(output)
+    if token is None or not output.is_file():
+        return False
+    try:
+        return release_attributes(output).get("release_token") == token
+    except DtmrError:
+        return False
+
+
+def _run_token(output: str | Path) -> str | None:
+    """The release token in the `run.json` of `output`'s parts folder, or None."""
+    state_path = parts_path(output) / RUN_STATE
+    if not state_path.is_file():
+        return None
+    try:
+        state = json.loads(state_path.read_text())
+    except (OSError, ValueError):
+        return None
     token = state.get("release_token") if isinstance(state, dict) else None
-    return isinstance(token, str) and isinstance(key, dict) and key.get("release_token") == token
+    return token if isinstance(token, str) else None

@@ -27,7 +27,6 @@ from __future__ import annotations
 import contextlib
 import multiprocessing
 import multiprocessing.connection
-import shutil
 import signal
 import sys
 from collections.abc import Callable, Iterator
@@ -38,7 +37,7 @@ from ..io.sources import open_clip_source
 from .chunks import Job, PartFiles
 from .key import key_path_for
 from .merge import write_release
-from .run import RunSpec, locked, open_run, run_settings, run_state
+from .run import RunSpec, locked, open_run, remove_parts, run_settings, run_state
 from .runner import MethodInfo, parameter_free_info
 
 #: torch intra-op threads of each worker
@@ -84,7 +83,7 @@ def anonymize_with_workers(spec: RunSpec, workers: int, progress: Callable[[int,
             output = Path(spec.output)
             write_release(parts(), output, key_path_for(output), state["release_token"], spec.options, settings,
                           info, source.action_names)
-            shutil.rmtree(spec.parts)
+            remove_parts(spec.parts)
     finally:
         crew.stop()  # once every part is merged, the workers have nothing left but exiting: not waited for
 
