@@ -1,6 +1,6 @@
 """The model catalogue: the checkpoints found in `resources/models/` and those the user added.
 
-Every file is read through `dtmr.models.checkpoint.read_checkpoint_header` (memory-mapped, weights-only:
+Every file is read through `dtmr.models.checkpoints.checkpoint.read_checkpoint_header` (memory-mapped, weights-only:
 even a 90 MB `paper` checkpoint costs milliseconds and never executes code), and the β = 1 partner that
 makes the retargeted view is `dtmr.models.pairing.find_full_model`, the rule `dtmr export` follows too.
 Retargeters (DisentangledTMR, DMR, PMR, ...) are listed one per β; SGN recognizers are kept per task
@@ -15,7 +15,7 @@ from pathlib import Path
 
 from dtmr.data.label_set import LabelSet
 from dtmr.methods import DTMR
-from dtmr.models.checkpoint_header import CheckpointHeader, read_checkpoint_header
+from dtmr.models.checkpoints.header import CheckpointHeader, read_checkpoint_header
 from dtmr.models.pairing import CHECKPOINT_SUFFIXES, find_full_model, scan_checkpoints
 
 #: one catalogue entry is one checkpoint header

@@ -17,7 +17,7 @@ import torch
 from ..data.clip import Clip
 from ..errors import CheckpointError, DtmrError
 from ..io.atomic import atomic_write
-from ..models.checkpoint_header import load_untrusted
+from ..models.checkpoints.header import load_untrusted
 
 FILE_FORMAT = "dtmr-audit-attacker"
 

@@ -85,7 +85,7 @@ def privacy_ladder(model: str | Path | None, method: str | None, scratch: Path, 
     `scratch/<stem>_k<K>.pt`, the name it keeps beside the release when it wins."""
     if model is None:
         return [Rung(label=str(method), method=method)]
-    from ..models.checkpoint import build_model_from_checkpoint, load_checkpoint
+    from ..models.checkpoints.checkpoint import build_model_from_checkpoint, load_checkpoint
 
     checkpoint = load_checkpoint(model)
     if checkpoint.get("method") != KSAME.name:

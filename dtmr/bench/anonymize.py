@@ -107,7 +107,7 @@ def write_untrained_model(folder: Path, preset: str) -> Path:
     import torch
 
     from ..models import DisentangledTMR, DTMRConfig
-    from ..models.checkpoint import save_checkpoint
+    from ..models.checkpoints.checkpoint import save_checkpoint
 
     torch.manual_seed(0)
     model = DisentangledTMR(DTMRConfig.preset(preset, TOPOLOGY)).eval()

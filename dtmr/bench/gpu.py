@@ -106,12 +106,12 @@ def measure_ways(preset: str, seconds: float, device: str = "cuda", ways: dict =
     """Throughput per batch and latency for every way, with the auto batch (on CUDA: and the memory per clip)."""
     import torch
 
-    from ..models.inference import ModelRunner
+    from ..models.serving.runner import ModelRunner
 
     device = torch.device(device)
     out: dict = {"clips_per_s": {}, "latency_ms": {}, "auto_batch": {}, "bytes_per_clip": {}}
     if device.type == "cuda":
-        from ..models.inference import probe_free_bytes
+        from ..models.serving.runner import probe_free_bytes
 
         out["free_bytes"] = probe_free_bytes(device)
     for way, (graph, precision) in ways.items():

@@ -239,7 +239,7 @@ def retargeting_model(model: str | Path, full_model: str | Path | None = None) -
     """The checkpoint whose decoder makes the retargeted panel of `model`: `full_model` (--full-model: a β = 1
     retargeter of the model's topology), else the β = 1 partner `dtmr.models.pairing.full_model_for` finds
     (the rule of the Studio's catalogue); None: the model's own decoder."""
-    from ..models.checkpoint_header import read_checkpoint_header
+    from ..models.checkpoints.header import read_checkpoint_header
     from ..models.pairing import full_model_for, is_full
 
     if full_model is None:

@@ -56,7 +56,7 @@ def run(args: argparse.Namespace) -> int:
     from ..data.label_set import record_label_set
     from ..errors import DtmrError
     from ..io.outputs import check_output
-    from ..models.checkpoint import save_checkpoint
+    from ..models.checkpoints.checkpoint import save_checkpoint
     from ..models.motion import (
         describe_motion_model,
         fit_motion_model,

@@ -19,8 +19,8 @@ import torch
 
 from ..errors import CheckpointError
 from ..io.atomic import atomic_write
-from ..models.checkpoint import check_weights_finite
-from ..models.checkpoint_header import load_untrusted
+from ..models.checkpoints.checkpoint import check_weights_finite
+from ..models.checkpoints.header import load_untrusted
 from .model import LifterConfig, LifterNet
 
 FORMAT = "dtmr-lifter"

@@ -1,8 +1,14 @@
-"""DisentangledTMR (encoders, MixFormer branch, factorized decoder), checkpoints and the Anonymizer.
+"""The models, in three places:
 
-Baselines live in `dtmr.models.baselines`, recognizers in `dtmr.models.recognizers`. The names below load
-on first use (PEP 562), so that importing a torch-free submodule (`config`, `checkpoint_header`, `pairing`)
-does not import torch.
+- the paper's DisentangledTMR, one module per component, here: `config`, `features`, `action_encoder` (with
+  `mixformer`), `identity_encoder`, `decoder` (with `kinematic_head`), `dtmr`; the baselines in `baselines/`,
+  the motion anonymizers in `motion/`, the recognizers in `recognizers/`; `anonymizer` runs any of them on clips;
+- inference serving in `serving/`: `prepare_for_inference` (the CPU speed paths, same function), the batch
+  runner and the CUDA graph;
+- checkpoints in `checkpoints/`: the file format, its header read without weights, the method builders.
+
+The names below load on first use (PEP 562), so that importing a torch-free submodule (`config`,
+`checkpoints.header`, `pairing`) does not import torch.
 """
 
 from importlib import import_module
@@ -11,9 +17,11 @@ from importlib import import_module
 _EXPORTS = {
     "DTMRConfig": "config",
     "Retargeter": "interface", "blend_release": "interface",
-    "CheckpointHeader": "checkpoint_header", "read_checkpoint_header": "checkpoint_header",
-    "build_model_from_checkpoint": "checkpoint", "load_checkpoint": "checkpoint", "register_method": "checkpoint",
-    "registered_methods": "checkpoint", "save_checkpoint": "checkpoint",
+    "CheckpointHeader": "checkpoints.header", "read_checkpoint_header": "checkpoints.header",
+    "build_model_from_checkpoint": "checkpoints.checkpoint", "load_checkpoint": "checkpoints.checkpoint",
+    "register_method": "checkpoints.checkpoint", "registered_methods": "checkpoints.checkpoint",
+    "save_checkpoint": "checkpoints.checkpoint",
+    "prepare_for_inference": "serving.prepare",
     "DisentangledTMR": "dtmr",
     "Anonymizer": "anonymizer",
 }

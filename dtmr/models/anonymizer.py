@@ -35,9 +35,9 @@ from ..data.label_set import action_name_map, fitted_action_names, shared_action
 from ..errors import DtmrError, InputError
 from ..methods import SOURCE_RESIDUAL
 from ..skeleton import NTU25, Normalization, Topology, to_ntu25
-from .checkpoint import build_model_from_checkpoint, load_checkpoint
+from .checkpoints.checkpoint import build_model_from_checkpoint, load_checkpoint
 from .clip_batch import invert_batch, naive_retarget_batch, normalize_batch
-from .inference import CPU_BATCH, ModelRunner, check_precision
+from .serving.runner import CPU_BATCH, ModelRunner, check_precision
 from .interface import blend_release
 
 

@@ -23,12 +23,9 @@ Decoding modes:
 * teacher-forced (parallel): all tokens in one pass from given input frames, causal mask;
 * cached generation (inference): one token per step; every layer keeps a preallocated key/value cache
   of its self-attention, the action-memory keys/values and the identity terms (i and W_i i) are
-  computed once per sequence. A step is memory- and call-bound (at batch 1 it streams every weight
-  once for a matrix-vector product), so it runs on StepLayers: the parameters rearranged once (kept
-  until a parameter changes, never stored): matrices transposed for the product or packed for
-  oneDNN's linear (float32 CPU, batch > 1; bias and GELU fused), the attention scale folded into the
-  query projections, the action output and its gate term as one product; a 1-query attention as
-  bmm + softmax + bmm;
+  computed once per sequence (`DecoderLayer.step`). A prepared model
+  (`dtmr.models.serving.prepare_for_inference`) runs the same steps on the layers' weights rearranged
+  for a memory- and call-bound step (`dtmr.models.serving.step_decoder`);
 * uncached generation: the parallel pass re-run on the growing prefix at every step (memory
   projections included), which is what the cache saves; kept for tests and `dtmr bench model`.
 """
@@ -36,7 +33,6 @@ Decoding modes:
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import NamedTuple
 
 import torch
 import torch.nn.functional as F
@@ -56,121 +52,6 @@ class LayerMemory:
     values: torch.Tensor  # (B, H, T_mem, d/H)
     identity: torch.Tensor  # (B, 1, d) the identity cross-attention output
     gate_bias: torch.Tensor  # (B, 1, d) W_i i + b, the gate's identity term and bias
-
-
-class StepMemory(NamedTuple):
-    """A layer's LayerMemory laid out for the cached step (views, and one (B, 2d) bias)."""
-
-    keys: torch.Tensor  # (B*H, d/H, T_mem) action-memory keys, transposed for q k^T
-    values: torch.Tensor  # (B*H, T_mem, d/H)
-    identity: torch.Tensor  # (B, d)
-    output_bias: torch.Tensor  # (B, 2d) [b_o, W_a b_o + W_i i + b]: the action output's and the gate's
-
-
-#: batch from which the cached step uses oneDNN's packed linear where usable (at batch 1, a matrix-vector
-#: product, addmm streams the weights faster)
-PACKED_MIN_BATCH = 2
-#: weights (in * out) from which a product is packed: oneDNN's linear has a higher fixed cost per call than
-#: addmm and is faster only on the larger products (of the paper decoder: QKV, action output + gate, FFN)
-PACKED_MIN_WEIGHTS = 2**17
-
-
-def onednn_linear_usable(like: torch.Tensor) -> bool:
-    """Whether StepLinear can use oneDNN's packed linear for tensors like `like`: float32 on the CPU, with
-    oneDNN built in and enabled (torch.backends.mkldnn), and torch's (private, inductor's) ops for it present."""
-    return (like.device.type == "cpu" and like.dtype == torch.float32 and torch.backends.mkldnn.is_available()
-            and torch.backends.mkldnn.enabled and hasattr(torch.ops.mkldnn, "_linear_pointwise")
-            and hasattr(torch.ops.mkldnn, "_reorder_linear_weight"))
-
-
-class StepLinear(NamedTuple):
-    """x (B, in) -> x W^T + b, then GELU or + a residual, as one kernel where it can.
-
-    Packed: oneDNN's linear on a weight reordered for it once, with the bias and the GELU fused into the
-    product (float32 on the CPU; for a few-row product it runs closer to the GEMM peak than addmm, whose
-    packing of W is redone at every call; oneDNN's fused residual add is not used: it measured far slower).
-    Otherwise addmm against a contiguous (in, out) copy, which a few-row product streams faster than the
-    (out, in) parameter. The residual is added after, out of place, as `x + sublayer(x)` does (under
-    autocast the residual stream keeps its dtype).
-    """
-
-    weight: torch.Tensor  # oneDNN-packed from (out, in), or (in, out) contiguous
-    bias: torch.Tensor | None  # (out,)
-    packed: bool
-
-    @classmethod
-    def of(cls, weight: torch.Tensor, bias: torch.Tensor | None, packed: bool) -> StepLinear:
-        """weight (out, in) as nn.Linear holds it; `packed`: oneDNN's linear if the weight has at least
-        PACKED_MIN_WEIGHTS entries."""
-        if packed and weight.numel() >= PACKED_MIN_WEIGHTS:
-            return cls(torch.ops.mkldnn._reorder_linear_weight(weight.contiguous(), None), bias, True)
-        return cls(weight.t().contiguous(), bias, False)
-
-    def __call__(self, x: torch.Tensor, *, gelu: bool = False, residual: torch.Tensor | None = None) -> torch.Tensor:
-        if self.packed:
-            y = torch.ops.mkldnn._linear_pointwise(x, self.weight, self.bias, *(
-                ("gelu", [], "none") if gelu else ("none", [], "")))
-        else:
-            y = torch.mm(x, self.weight) if self.bias is None else torch.addmm(self.bias, x, self.weight)
-            if gelu:
-                y = F.gelu(y)
-        return y if residual is None else residual + y
-
-
-class StepLayer(NamedTuple):
-    """One decoder layer as the cached step computes it: its parameters rearranged, never stored.
-
-    Each product is a StepLinear; the attention scale 1/sqrt(d/H) is folded into both query projections;
-    and the action output is fused with the gate's action term, W_a a = W_a W_o z + W_a b_o, so that
-    [a, W_a a] is one product with [W_o; W_a W_o] (its biases go to the per-sequence StepMemory.output_bias)
-    instead of two dependent ones. Exact in real arithmetic; the rounding differs from the parallel pass.
-    """
-
-    heads: int
-    eps: float
-    self_norm: tuple[torch.Tensor, torch.Tensor]  # LayerNorm weight, bias (d,)
-    qkv: StepLinear  # d -> 3d  [W_q / sqrt(d/H); W_k; W_v]
-    self_out: StepLinear  # d -> d
-    cross_norm: tuple[torch.Tensor, torch.Tensor]
-    action_query: StepLinear  # d -> d  W_q / sqrt(d/H)
-    action_out_gate: StepLinear  # d -> 2d  [W_o; W_a W_o], no bias
-    action_out_bias: torch.Tensor  # (d,) b_o
-    gate_out_bias: torch.Tensor  # (d,) W_a b_o
-    ffn_norm: tuple[torch.Tensor, torch.Tensor]
-    ffn_in: StepLinear  # d -> f
-    ffn_out: StepLinear  # f -> d
-
-    def memory(self, memory: LayerMemory) -> StepMemory:
-        """This layer's LayerMemory as the step reads it (once per sequence)."""
-        b, heads, t, dh = memory.keys.shape
-        output_bias = torch.cat([self.action_out_bias.expand(b, -1), memory.gate_bias[:, 0] + self.gate_out_bias], 1)
-        return StepMemory(memory.keys.view(b * heads, t, dh).transpose(1, 2), memory.values.view(b * heads, t, dh),
-                          memory.identity[:, 0], output_bias)
-
-    def step(self, x: torch.Tensor, memory: StepMemory, cache: torch.Tensor, position: int) -> torch.Tensor:
-        """One cached inference step: x (B, d) is the token at `position` -> (B, d).
-
-        `cache` (2, B, H, T, d/H) holds the keys/values of positions < `position`; this token's are
-        written at `position` and it attends to 0..position. The arithmetic of `DecoderLayer.forward`
-        (no dropout) on 2-D activations; a 1-query attention is two batched products and a softmax.
-        """
-        b, d = x.shape
-        heads, dh = self.heads, d // self.heads
-        qkv = self.qkv(F.layer_norm(x, (d,), *self.self_norm, self.eps))  # (B, 3d)
-        cache[:, :, :, position] = qkv[:, d:].view(b, 2, heads, dh).transpose(0, 1)
-        keys, values = cache[:, :, :, : position + 1].flatten(1, 2)  # (B*H, t+1, d/H) each
-        scores = torch.bmm(qkv[:, :d].reshape(b * heads, 1, dh), keys.transpose(1, 2))  # (B*H, 1, t+1)
-        attended = torch.bmm(torch.softmax(scores, dim=-1), values).view(b, d)
-        x = self.self_out(attended, residual=x)
-
-        q = self.action_query(F.layer_norm(x, (d,), *self.cross_norm, self.eps))
-        scores = torch.bmm(q.view(b * heads, 1, dh), memory.keys)  # (B*H, 1, T_mem)
-        attended = torch.bmm(torch.softmax(scores, dim=-1), memory.values).view(b, d)
-        action_gate = self.action_out_gate(attended, residual=memory.output_bias)  # (B, 2d): [a, W_a a + W_i i + b]
-        x = x + lerp(memory.identity, action_gate[:, :d], torch.sigmoid(action_gate[:, d:]))
-
-        hidden = self.ffn_in(F.layer_norm(x, (d,), *self.ffn_norm, self.eps), gelu=True)  # (B, f)
-        return self.ffn_out(hidden, residual=x)
 
 
 class DecoderLayer(nn.Module):
@@ -218,25 +99,23 @@ class DecoderLayer(nn.Module):
 
         return x + self.dropout(self.ffn_out(F.gelu(self.ffn_in(self.ffn_norm(x)))))
 
-    def step_layer(self, packed: bool) -> StepLayer:
-        """This layer's parameters rearranged for the cached step (see StepLayer); call without autograd."""
-        d = self.qkv.in_features
-        scale = torch.ones(3 * d, dtype=self.qkv.weight.dtype, device=self.qkv.weight.device)
-        scale[:d] = (d // self.heads) ** -0.5
-        w_o, w_a = self.action_out.weight, self.gate_action.weight
-        return StepLayer(
-            self.heads, self.self_norm.eps,
-            (self.self_norm.weight, self.self_norm.bias),
-            StepLinear.of(self.qkv.weight * scale[:, None], self.qkv.bias * scale, packed),
-            StepLinear.of(self.self_out.weight, self.self_out.bias, packed),
-            (self.cross_norm.weight, self.cross_norm.bias),
-            StepLinear.of(self.action_query.weight * scale[:d, None], self.action_query.bias * scale[:d], packed),
-            StepLinear.of(torch.cat([w_o, w_a @ w_o]), None, packed), self.action_out.bias, w_a @ self.action_out.bias,
-            (self.ffn_norm.weight, self.ffn_norm.bias),
-            StepLinear.of(self.ffn_in.weight, self.ffn_in.bias, packed),
-            StepLinear.of(self.ffn_out.weight, self.ffn_out.bias, packed),
-        )
+    def step(self, x: torch.Tensor, memory: LayerMemory, cache: torch.Tensor, position: int) -> torch.Tensor:
+        """One cached step: x (B, d) is the token at `position` -> (B, d); `forward`'s arithmetic (no dropout).
 
+        `cache` (2, B, H, T, d/H) holds the keys/values of positions < `position`; this token's are written
+        at `position` and it attends to 0..position.
+        """
+        b, d = x.shape
+        qkv = self.qkv(self.self_norm(x)).view(b, 3, self.heads, 1, d // self.heads)
+        cache[:, :, :, position : position + 1] = qkv[:, 1:].transpose(0, 1)
+        attended = F.scaled_dot_product_attention(qkv[:, 0], cache[0, :, :, : position + 1],
+                                                  cache[1, :, :, : position + 1])
+        x = x + self.self_out(attended.reshape(b, d))
+        q = self.action_query(self.cross_norm(x)).view(b, self.heads, 1, d // self.heads)
+        action = self.action_out(F.scaled_dot_product_attention(q, memory.keys, memory.values).reshape(b, d))
+        gate = torch.sigmoid(F.linear(action, self.gate_action.weight) + memory.gate_bias[:, 0])
+        x = x + lerp(memory.identity[:, 0], action, gate)
+        return x + self.ffn_out(F.gelu(self.ffn_in(self.ffn_norm(x))))
 
 class FactorizedDecoder(nn.Module):
     def __init__(self, config: DTMRConfig, topology: Topology):
@@ -255,21 +134,9 @@ class FactorizedDecoder(nn.Module):
         self.final_norm = nn.LayerNorm(d)
         self.kinematic = KinematicHead(topology) if config.output_head == "kinematic" else None
         self.output = nn.Linear(d, num_joints * 3 if self.kinematic is None else self.kinematic.raw_size)
-        self._step_layers: dict[bool, tuple[tuple, list[StepLayer]]] = {}  # packed -> (parameter key, layers)
-
-    def step_layers(self, packed: bool = False) -> list[StepLayer]:
-        """The layers as the cached step computes them (StepLayer; `packed`: oneDNN StepLinears), derived from
-        the parameters on first use and again whenever one of them changed (an optimizer step,
-        load_state_dict, .to(), an in-place edit): the key is every parameter's storage, dtype and version
-        counter. Not part of the state dict."""
-        try:
-            key = tuple((p.data_ptr(), p.dtype, p._version) for p in self.parameters())
-        except RuntimeError:  # parameters created under inference_mode have no version counter: rebuild
-            key = ()
-        if not key or self._step_layers.get(packed, ((),))[0] != key:
-            with torch.no_grad():
-                self._step_layers[packed] = (key, [layer.step_layer(packed) for layer in self.layers])
-        return self._step_layers[packed][1]
+        #: the cached decode as inference serving computes it (`dtmr.models.serving.step_decoder`), or None: the
+        #: plain one below. Not a submodule and not in the state dict.
+        self.fast_generation = None
 
     # ------------------------------------------------------------------ building blocks
 
@@ -302,22 +169,25 @@ class FactorizedDecoder(nn.Module):
     @torch.no_grad()
     def generate_cached(self, action_memory: torch.Tensor, identity: torch.Tensor,
                         bone_lengths: torch.Tensor | None = None) -> torch.Tensor:
-        """Fully autoregressive generation with key/value caches. (B, frames, J, 3). No autograd."""
+        """Fully autoregressive generation with key/value caches. (B, frames, J, 3). No autograd.
+
+        Every layer keeps a preallocated cache of its self-attention keys/values; the memory terms are computed
+        once per sequence. A prepared model (`prepare_for_inference`) runs the same steps on rearranged weights.
+        """
+        if self.fast_generation is not None:
+            return self.fast_generation(action_memory, identity, bone_lengths)
         b, d = action_memory.shape[0], self.start_token.shape[0]
-        layers = self.step_layers(packed=b >= PACKED_MIN_BATCH and onednn_linear_usable(action_memory))
-        memories = [layer.memory(memory) for layer, memory in zip(layers, self.memories(action_memory, identity))]
-        caches = action_memory.new_empty(len(layers), 2, b, self.heads, self.frames, d // self.heads)
-        tokens = self.positions + self.input_embedding.bias  # (T, d): position t's embedding bias
-        embedding = self.input_embedding.weight.t()  # (J*3, d)
-        out = action_memory.new_empty(self.frames, b, self.num_joints * 3)
-        x = (self.start_token + self.positions[0]).repeat(b, 1)
+        memories = self.memories(action_memory, identity)
+        caches = action_memory.new_empty(len(self.layers), 2, b, self.heads, self.frames, d // self.heads)
+        out = action_memory.new_empty(b, self.frames, self.num_joints * 3)
+        x = (self.start_token + self.positions[0]).expand(b, d)
         for t in range(self.frames):
-            for layer, memory, cache in zip(layers, memories, caches):
+            for layer, memory, cache in zip(self.layers, memories, caches):
                 x = layer.step(x, memory, cache, t)
-            out[t] = self._project(x, bone_lengths)  # (B, J*3)
+            out[:, t] = self._project(x, bone_lengths)
             if t + 1 < self.frames:
-                x = torch.addmm(tokens[t + 1], out[t], embedding)
-        return out.transpose(0, 1).reshape(b, self.frames, self.num_joints, 3)
+                x = self.input_embedding(out[:, t]) + self.positions[t + 1]
+        return out.view(b, self.frames, self.num_joints, 3)
 
     def generate_uncached(self, action_memory: torch.Tensor, identity: torch.Tensor,
                           bone_lengths: torch.Tensor | None = None) -> torch.Tensor:

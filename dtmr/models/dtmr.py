@@ -21,7 +21,7 @@ from ..methods import DTMR
 from ..skeleton import get_topology
 from .action_encoder import ActionEncoder
 from .baselines.naive import NaiveRetargeter, mean_pose_bone_lengths
-from .checkpoint import register_method
+from .checkpoints.checkpoint import register_method
 from ..methods import residual as residual_kind
 from .config import DTMRConfig
 from .decoder import FactorizedDecoder

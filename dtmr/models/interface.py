@@ -5,7 +5,7 @@ time), `method` (str), `retarget(src, ref)` and `config_dict()`. `src` and `ref`
 (B, 64, J, 3) clips; `retarget` returns the **full** retarget D(E_A(src), E_I(ref)) in the same
 space, without the β blend. The release is `blend_release(full, src, beta)`. `config_dict()` returns
 the plain dict a checkpoint stores so that the method's registered builder can rebuild the module
-(see `dtmr.models.checkpoint`).
+(see `dtmr.models.checkpoints.checkpoint`).
 """
 
 from __future__ import annotations

@@ -20,11 +20,9 @@ registered ones, and the original NTU graph), so it is the identity; the unused 
 original are not created; each temporal branch has one BatchNorm where the original stacks two; the
 classifier head is replaced by the per-frame projection above.
 
-At inference (eval mode) the same function is computed with fewer passes over the activations, which at
-batch 32 spill out of the caches: the batch runs in chunks of `EVAL_CHUNK` clips, every convolution
-followed by a BatchNorm has the normalization folded into its weights (FoldedSequential), and the
-max-pool branch takes the maximum of shifted views (TemporalMaxPool). Nothing of it is stored: the
-state dict is that of the plain modules, and training mode runs them as they are.
+The paper's modules only: `dtmr.models.serving.prepare_for_inference` computes the same function with
+fewer passes over the activations at inference (BatchNorm folded into the convolutions, the max-pool as a
+maximum of shifted views, the batch in chunks of a few clips: `batch_chunk`); the state dict is unchanged.
 """
 
 from __future__ import annotations
@@ -56,44 +54,8 @@ def adjacency_subsets(topology: Topology) -> np.ndarray:
     return np.stack([np.eye(n, dtype=np.float32), column_normalized(inward), column_normalized(outward)])
 
 
-#: clips per pass of the stack at inference (`SkeletonMixFormer.eval_chunk`): the (N, 3C, T, V) activations of a
-#: batch of 32 (up to ~50 MB) do not stay in cache between the ~60 passes of a block over them, those of a few
-#: clips do. The result does not depend on the split (eval-mode BatchNorm uses its running statistics) beyond
-#: the rounding of the kernels.
-EVAL_CHUNK = 4
-
-
-class FoldedSequential(nn.Sequential):
-    """An nn.Sequential (same modules, same state-dict keys) that at inference applies each Conv2d followed by a
-    BatchNorm2d as one convolution with the normalization folded in:
-
-        BN(conv(x)) = conv(x; w * s) + (b - mean) * s + beta,   s = gamma / sqrt(var + eps)   (per channel)
-
-    one pass over the activation instead of two, equal up to rounding. The folded weights are derived at every
-    call (a few small ops), never stored; in training mode it is the plain Sequential (batch statistics)."""
-
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        if self.training:
-            return super().forward(x)
-        layers = list(self)
-        i = 0
-        while i < len(layers):
-            if isinstance(layers[i], nn.Conv2d) and i + 1 < len(layers) and isinstance(layers[i + 1], nn.BatchNorm2d):
-                conv, norm = layers[i], layers[i + 1]
-                scale = norm.weight * torch.rsqrt(norm.running_var + norm.eps)
-                bias = norm.bias - norm.running_mean * scale
-                if conv.bias is not None:
-                    bias = bias + conv.bias * scale
-                x = conv._conv_forward(x, conv.weight * scale[:, None, None, None], bias)
-                i += 2
-            else:
-                x = layers[i](x)
-                i += 1
-        return x
-
-
-def _conv_bn(in_channels: int, out_channels: int, stride: int = 1) -> FoldedSequential:
-    return FoldedSequential(nn.Conv2d(in_channels, out_channels, 1, stride=(stride, 1)), nn.BatchNorm2d(out_channels))
+def _conv_bn(in_channels: int, out_channels: int, stride: int = 1) -> nn.Sequential:
+    return nn.Sequential(nn.Conv2d(in_channels, out_channels, 1, stride=(stride, 1)), nn.BatchNorm2d(out_channels))
 
 
 class SpatialMixFormer(nn.Module):
@@ -149,25 +111,6 @@ class SpatialMixFormer(nn.Module):
         return F.relu(self.norm(out) + self.down(x))
 
 
-class TemporalMaxPool(nn.MaxPool2d):
-    """MaxPool2d((3, 1), stride=(s, 1), padding=(1, 0)) over time. At inference, the elementwise maximum of the
-    three shifted (strided) views of the -inf-padded input: the same values, two elementwise kernels instead
-    of the pooling kernel that also computes the argmax indices. Training keeps MaxPool2d (its gradient goes
-    to one element of a tie)."""
-
-    def __init__(self, stride: int):
-        super().__init__((3, 1), stride=(stride, 1), padding=(1, 0))
-
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        if self.training:
-            return super().forward(x)
-        s = self.stride[0]
-        padded = F.pad(x, (0, 0, 1, 1), value=float("-inf"))  # (N, C, T + 2, V)
-        frames = (x.shape[2] - 1) // s + 1
-        window = [padded[:, :, k : k + s * (frames - 1) + 1 : s] for k in range(3)]  # 3 x (N, C, T_out, V)
-        return torch.maximum(torch.maximum(window[0], window[1]), window[2])
-
-
 class TemporalAttentionBranch(nn.Module):
     """MixFormer's "Tem_Trans": a (T, T) sigmoid attention from pooled frame descriptors.
 
@@ -214,7 +157,7 @@ class TemporalMixFormer(nn.Module):
         super().__init__()
         width = channels // (len(dilations) + 3)
         branches: list[nn.Module] = [
-            FoldedSequential(
+            nn.Sequential(
                 nn.Conv2d(channels, width, 1), nn.BatchNorm2d(width), nn.ReLU(inplace=True),
                 nn.Conv2d(width, width, (kernel, 1), stride=(stride, 1), padding=((kernel - 1) * d // 2, 0),
                           dilation=(d, 1)),
@@ -222,9 +165,9 @@ class TemporalMixFormer(nn.Module):
             )
             for d in dilations
         ]
-        branches.append(FoldedSequential(
+        branches.append(nn.Sequential(
             nn.Conv2d(channels, width, 1), nn.BatchNorm2d(width), nn.ReLU(inplace=True),
-            TemporalMaxPool(stride), nn.BatchNorm2d(width),
+            nn.MaxPool2d((3, 1), stride=(stride, 1), padding=(1, 0)), nn.BatchNorm2d(width),
         ))
         branches.append(TemporalAttentionBranch(channels, width, frames_out, stride))
         branches.append(SequentialHoldingBranch(channels, width, stride))
@@ -265,7 +208,9 @@ class SkeletonMixFormer(nn.Module):
         channels, num_joints = config.mixformer_channels, topology.num_joints
         subsets = adjacency_subsets(topology)
         self.frames = config.frames
-        self.eval_chunk = EVAL_CHUNK
+        #: clips per pass at inference (eval mode); None: the whole batch in one pass. The result does not depend
+        #: on it (eval-mode BatchNorm uses running statistics) beyond rounding; serving sets it (see the docstring).
+        self.batch_chunk: int | None = None
         self.embed = nn.Linear(config.feature_channels, channels[0])
         self.joint_embedding = nn.Parameter(torch.randn(num_joints, channels[0]))
         self.input_norm = nn.BatchNorm1d(num_joints * channels[0])
@@ -283,7 +228,7 @@ class SkeletonMixFormer(nn.Module):
         self.out_frames = frames
         # "Retrospect" fusion: every earlier stage's output, pooled to the last stage's frame count.
         self.retrospect = nn.ModuleList(
-            FoldedSequential(nn.AvgPool2d((2 ** (len(channels) - 1 - s), 1)), nn.Conv2d(width, channels[-1], 1),
+            nn.Sequential(nn.AvgPool2d((2 ** (len(channels) - 1 - s), 1)), nn.Conv2d(width, channels[-1], 1),
                              nn.BatchNorm2d(channels[-1]), nn.ReLU(inplace=True))
             for s, width in enumerate(channels[:-1])
         )
@@ -307,9 +252,9 @@ class SkeletonMixFormer(nn.Module):
                 nn.init.zeros_(module.combine.weight)
 
     def forward(self, features: torch.Tensor) -> torch.Tensor:
-        """At inference, `eval_chunk` clips at a time (EVAL_CHUNK: their activations stay in cache)."""
-        if not self.training and features.shape[0] > self.eval_chunk:
-            return torch.cat([self._forward(chunk) for chunk in features.split(self.eval_chunk)])
+        """(B, T, J, 9) -> (B, T, action_dim); at inference `batch_chunk` clips at a time when it is set."""
+        if not self.training and self.batch_chunk and features.shape[0] > self.batch_chunk:
+            return torch.cat([self._forward(chunk) for chunk in features.split(self.batch_chunk)])
         return self._forward(features)
 
     def _forward(self, features: torch.Tensor) -> torch.Tensor:

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from ..errors import CheckpointError
 from ..resources import MODELS_DIR, resource_path
-from .checkpoint_header import CheckpointHeader, read_checkpoint_header
+from .checkpoints.header import CheckpointHeader, read_checkpoint_header
 
 #: the file suffixes taken for checkpoints when a folder is scanned
 CHECKPOINT_SUFFIXES = (".pt", ".pth", ".ckpt")

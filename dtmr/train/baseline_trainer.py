@@ -23,7 +23,7 @@ from ..errors import DtmrError
 from ..models.baselines.pmr import DMR, PMR
 from ..models.baselines.pmr_losses import QuadrupletBatch, UnpairedBatch
 from ..models.baselines.pmr_training import build_optimizers, schedule_for, training_step
-from ..models.checkpoint import save_checkpoint
+from ..models.checkpoints.checkpoint import save_checkpoint
 from .data import TrainingData
 from .distributed import DistributedContext
 from .loop import EpochTrainer, epoch_rng

@@ -43,7 +43,8 @@ from torch.func import functional_call
 from ..data.label_set import record_label_set
 from ..data.quadruplets import QuadrupletSampler
 from ..errors import DtmrError
-from ..models.checkpoint import save_checkpoint
+from ..models.checkpoints.checkpoint import save_checkpoint
+from ..models.serving.prepare import prepare_for_inference
 from ..methods import residual as residual_kind
 from ..models.config import DTMRConfig
 from ..models.dtmr import DisentangledTMR
@@ -274,6 +275,8 @@ class DTMRTrainer(EpochTrainer):
             self.model = DisentangledTMR(model_config, beta=config.beta, templates=templates, pool=pool)
         except ValueError as exc:  # e.g. an action with fewer subjects than k
             raise DtmrError(f"{data.path}: {exc}") from None
+        # the generation fed back in scheduled sampling and the evaluations run on the served paths
+        prepare_for_inference(self.model)
         #: each training clip's k-same average (N, 64, J, 3), for the k-same residual
         self.train_averages = ksame_averages(self.model.ksame, data.train) if pool is not None else None
         self.model.to(ctx.device)

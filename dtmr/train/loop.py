@@ -20,7 +20,7 @@ import torch
 
 from ..errors import CheckpointError, DtmrError
 from ..io.atomic import atomic_write
-from ..models.checkpoint_header import load_untrusted
+from ..models.checkpoints.header import load_untrusted
 from .distributed import DistributedContext
 from .progress import EtaEstimator, EventWriter
 

@@ -23,7 +23,7 @@ import torch
 
 from ..errors import CheckpointError
 from ..io.atomic import atomic_write
-from ..models.checkpoint_header import load_untrusted
+from ..models.checkpoints.header import load_untrusted
 from .data import TrainingData
 
 #: the settings stage 1 does not read: the run's β and the residual's model options

@@ -14,7 +14,7 @@ from dtmr.cli import main
 from dtmr.data.synthetic import generate_clips
 from dtmr.errors import DtmrError
 from dtmr.io.library import ClipLibrary
-from dtmr.models.checkpoint import load_checkpoint
+from dtmr.models.checkpoints.checkpoint import load_checkpoint
 from dtmr.release.key import key_path_for, read_key
 from dtmr.release.release import open_release, release_attributes
 from dtmr.release.run import file_sha256

@@ -10,8 +10,8 @@ import pytest
 import torch
 
 from dtmr.bench import model as bench
-from dtmr.models import DisentangledTMR, DTMRConfig
-from dtmr.models.mixformer import EVAL_CHUNK, FoldedSequential, TemporalMaxPool
+from dtmr.models import DisentangledTMR, DTMRConfig, prepare_for_inference
+from dtmr.models.serving.mixformer_paths import FoldedSequential, ShiftedMaxPool
 
 
 def small_model(dtype=torch.float64, **overrides) -> DisentangledTMR:
@@ -27,15 +27,14 @@ def clips(batch: int, seed: int, dtype=torch.float64) -> torch.Tensor:
 @pytest.mark.parametrize("batch", [1, 3])
 def test_decoder_variants_compute_the_shipped_generation(batch):
     """In float64 (no rounding amplified by the random-init loop): every variant is the same function."""
-    model = small_model()
+    model = prepare_for_inference(small_model())
     with torch.inference_mode():
         memory, identity = model.encode_action(clips(batch, 1)), model.encode_identity(clips(batch, 2))
         variants = bench.decoder_variants(model.decoder, batch, memory)
         expected = model.decoder.generate_cached(memory, identity)
-        assert {"previous step", "shipped step"} <= set(variants) and len(variants) == 5
+        assert {"plain step (the paper's modules)", "shipped step"} <= set(variants) and len(variants) == 5
         for name, generate in variants.items():
             torch.testing.assert_close(generate(memory, identity), expected, atol=1e-10, rtol=0, msg=name)
-        assert model.decoder.step_layers.__func__ is type(model.decoder).step_layers  # patches undone
 
 
 def test_float32_decoder_variants_run_on_both_step_paths():
@@ -50,7 +49,7 @@ def test_float32_decoder_variants_run_on_both_step_paths():
                 assert out.shape == (batch, 64, 25, 3) and torch.isfinite(out).all(), name
 
 
-def test_the_previous_model_is_the_same_function():
+def test_the_plain_model_is_the_same_function():
     model = small_model()
     src, ref = clips(2, 1), clips(2, 2)
     with torch.inference_mode():
@@ -58,17 +57,11 @@ def test_the_previous_model_is_the_same_function():
         expected = model.retarget(src, ref)
         for name, retarget in variants.items():
             torch.testing.assert_close(retarget(), expected, atol=1e-9, rtol=0, msg=name)
-    assert "generate_cached" not in vars(model.decoder)  # the patch was undone
+    assert model.decoder.fast_generation is None  # the variants prepared copies, not the model
 
 
 def test_encoder_variants_compute_the_shipped_encoder():
     model = small_model()
-    mixformer = model.action_encoder.mixformer
-
-    def folded() -> int:
-        return sum(isinstance(m, (FoldedSequential, TemporalMaxPool)) for m in mixformer.modules())
-
-    before = folded()
     src = clips(9, 1)
     with torch.inference_mode():
         expected = model.encode_action(src)
@@ -76,7 +69,9 @@ def test_encoder_variants_compute_the_shipped_encoder():
         assert len(variants) == 5
         for name, encode in variants.items():
             torch.testing.assert_close(encode(src), expected, atol=1e-10, rtol=1e-10, msg=name)
-    assert mixformer.eval_chunk == EVAL_CHUNK and folded() == before > 0  # every change undone afterwards
+    mixformer = model.action_encoder.mixformer  # the variants prepared copies, not the model
+    assert mixformer.batch_chunk is None
+    assert not any(isinstance(m, (FoldedSequential, ShiftedMaxPool)) for m in mixformer.modules())
 
 
 def test_outside_matmul_share():
@@ -104,9 +99,9 @@ def test_a_tiny_run_reports_every_figure_with_its_context(tiny_run):
         assert all(row["ms"] > 0 and 0.0 <= row["outside_matmul_share"] <= 1.0 for row in table.values())
     assert set(result["decoder_variants"]) == {"batch1", "batch2"} and set(result["encoder_variants"]) == {"batch2"}
     assert set(result["end_to_end_variants"]) == {"batch1", "batch2"}
-    assert set(result["end_to_end_variants"]["batch1"]) == {"previous", "shipped", "previous, recomputation",
+    assert set(result["end_to_end_variants"]["batch1"]) == {"plain", "shipped", "plain, recomputation",
                                                            "shipped, recomputation"}
-    assert result["kv_speedup_batch1_previous"] > 1 and result["kv_speedup_batch1_shipped"] > 1
+    assert result["kv_speedup_batch1_plain"] > 1 and result["kv_speedup_batch1_shipped"] > 1
     json.dumps(result)
 
 
@@ -118,5 +113,6 @@ def test_the_text_report_prints_the_context_and_the_tables(tiny_run, monkeypatch
     out = capsys.readouterr().out
     assert "load average at start" in out and "GEMM peak" in out and "at one thread" in out
     assert "A/B decoder, cached generation, batch2" in out and "A/B action encoder, batch2" in out
-    assert "previous step" in out and "shipped step" in out and "A/B end to end (retarget), batch1" in out
+    assert "plain step (the paper's modules)" in out and "shipped step" in out
+    assert "A/B end to end (retarget), batch1" in out
     assert "KV-cache speed-up at batch 1 in the A/B" in out

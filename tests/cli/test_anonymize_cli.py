@@ -10,7 +10,7 @@ from dtmr.cli import main
 from dtmr.data.synthetic import generate_clips
 from dtmr.io.library import ClipLibrary
 from dtmr.models.baselines.naive import NaiveRetargeter
-from dtmr.models.checkpoint import save_checkpoint
+from dtmr.models.checkpoints.checkpoint import save_checkpoint
 from dtmr.release import anonymize
 from dtmr.release.channels import RELEASE_FRAMES
 from dtmr.release.key import key_path_for

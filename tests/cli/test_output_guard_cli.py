@@ -126,7 +126,7 @@ def test_single_clip_export_refuses_inputs_and_other_kinds(tmp_path, library, ca
 @pytest.fixture
 def model(tmp_path) -> Path:
     from dtmr.models.baselines import NaiveRetargeter
-    from dtmr.models.checkpoint import save_checkpoint
+    from dtmr.models.checkpoints.checkpoint import save_checkpoint
 
     return save_checkpoint(tmp_path / "naive.pt", NaiveRetargeter("ntu25"), data={}, metrics={})
 

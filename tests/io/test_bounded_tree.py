@@ -15,7 +15,7 @@ from dtmr.errors import CheckpointError, InputError
 from dtmr.io.bounded_tree import TreeBounds, check_tree
 from dtmr.io.safe_pickle import load_data_pickle
 from dtmr.io.sources import open_clip_source
-from dtmr.models.checkpoint_header import load_untrusted
+from dtmr.models.checkpoints.header import load_untrusted
 
 
 def _self_sharing(levels: int) -> list:

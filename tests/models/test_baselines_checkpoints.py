@@ -1,7 +1,12 @@
 import torch
 
 from dtmr.models.baselines import DMR, PMR, GaussianNoise, NaiveRetargeter
-from dtmr.models.checkpoint import build_model_from_checkpoint, load_checkpoint, registered_methods, save_checkpoint
+from dtmr.models.checkpoints.checkpoint import (
+    build_model_from_checkpoint,
+    load_checkpoint,
+    registered_methods,
+    save_checkpoint,
+)
 
 
 def round_trip(model, path):

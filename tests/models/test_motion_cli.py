@@ -9,8 +9,8 @@ from dtmr.cli.fit_motion_cmd import METHODS
 from dtmr.data.synthetic import generate_clips
 from dtmr.eval.methods import checkpoint_method
 from dtmr.io.library import ClipLibrary
-from dtmr.models.checkpoint import load_checkpoint
-from dtmr.models.checkpoint_header import read_checkpoint_header
+from dtmr.models.checkpoints.checkpoint import load_checkpoint
+from dtmr.models.checkpoints.header import read_checkpoint_header
 from dtmr.models.motion import MOTION_METHODS
 
 

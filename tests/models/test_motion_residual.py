@@ -11,7 +11,7 @@ from dtmr.data.synthetic import generate_clips
 from dtmr.errors import CheckpointError, DtmrError
 from dtmr.io.library import ClipLibrary
 from dtmr.models import Anonymizer, DisentangledTMR, DTMRConfig
-from dtmr.models.checkpoint import (
+from dtmr.models.checkpoints.checkpoint import (
     build_model_from_checkpoint,
     load_checkpoint,
     save_checkpoint,

@@ -7,7 +7,7 @@ import torch
 from dtmr.data.synthetic import generate_clips
 from dtmr.models import Anonymizer, Retargeter
 from dtmr.models.baselines import NaiveRetargeter
-from dtmr.models.checkpoint import (
+from dtmr.models.checkpoints.checkpoint import (
     build_model_from_checkpoint,
     load_checkpoint,
     registered_methods,

@@ -7,7 +7,7 @@ import torch
 
 from dtmr.data.label_set import LabelSet, RecognizerClasses, TrainedOn, record_label_set
 from dtmr.errors import CheckpointError
-from dtmr.models.checkpoint import CheckpointHeader, read_checkpoint_header
+from dtmr.models.checkpoints.checkpoint import CheckpointHeader, read_checkpoint_header
 from dtmr.models.pairing import find_full_model, full_model_for, is_full, scan_checkpoints
 
 

@@ -5,7 +5,7 @@ import pytest
 import torch
 
 from dtmr import CheckpointError, Clip, InputError
-from dtmr.models.checkpoint import load_checkpoint, save_checkpoint
+from dtmr.models.checkpoints.checkpoint import load_checkpoint, save_checkpoint
 from dtmr.models.baselines import NaiveRetargeter
 from dtmr.models.recognizers import Recognizer, window_indices
 from dtmr.models.recognizers.preprocessing import prepare_sequence

@@ -57,7 +57,7 @@ def test_frames_follow_slice_rules():
 def exported_inputs(tmp_path, monkeypatch):
     from dtmr.io.npz_dataset import write_npz_dataset
     from dtmr.models.baselines import NaiveRetargeter
-    from dtmr.models.checkpoint import save_checkpoint
+    from dtmr.models.checkpoints.checkpoint import save_checkpoint
 
     monkeypatch.setenv("DTMR_RESOURCES", str(tmp_path / "no_resources"))  # no bundled recognizers
     clips = [swaying_clip(frames=6, subject=1), swaying_clip(frames=5, subject=1, action=1),
@@ -132,7 +132,7 @@ def paired_export(tmp_path, exported_inputs, monkeypatch):
     loaded files and the exported panels are recorded."""
     import dtmr.render
     from dtmr.models.anonymizer import Anonymizer
-    from dtmr.models.checkpoint import read_checkpoint_header
+    from dtmr.models.checkpoints.checkpoint import read_checkpoint_header
 
     resources = tmp_path / "resources"
     (resources / "models").mkdir(parents=True)

@@ -1,4 +1,4 @@
-"""Checkpoint builders of the baselines, registered with `dtmr.models.checkpoint` on import.
+"""Checkpoint builders of the baselines, registered with `dtmr.models.checkpoints.checkpoint` on import.
 
 Each builder rebuilds the untrained module from a checkpoint's "config" and "topology"; the checkpoint
 module then loads the weights (none for naive and noise: their state dicts are empty).
@@ -7,7 +7,7 @@ module then loads the weights (none for naive and noise: their state dicts are e
 from __future__ import annotations
 
 from ... import methods
-from ..checkpoint import register_method
+from ..checkpoints.checkpoint import register_method
 from .naive import NaiveRetargeter
 from .noise import DEFAULT_SIGMA, GaussianNoise
 from .pmr import DMR, DMR_LATENT, PMR, PMR_LATENT

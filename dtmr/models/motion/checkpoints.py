@@ -1,4 +1,4 @@
-"""Checkpoint builders of the motion anonymizers, registered with `dtmr.models.checkpoint` on import.
+"""Checkpoint builders of the motion anonymizers, registered with `dtmr.models.checkpoints.checkpoint` on import.
 
 These methods learn nothing: their state dict holds what `dtmr fit-motion-model` fitted (the template bank,
 and for k-same the pool, with an action embedder also its weights and the pool's embeddings), and each
@@ -9,7 +9,7 @@ lacking one or holding another is refused).
 from __future__ import annotations
 
 from ...methods import KSAME, RETIME_NAIVE
-from ..checkpoint import register_method
+from ..checkpoints.checkpoint import register_method
 from ..recognizers import Recognizer
 from .ksame import KSameMotion
 from .retime import RETIME_METHODS, Retimer

@@ -1,6 +1,6 @@
 """`Recognizer`: a trained SGN with its task and label names, loaded from a checkpoint and run on clips.
 
-The checkpoint is the common dict of `dtmr.models.checkpoint` with `"method": "sgn"`, `config`
+The checkpoint is the common dict of `dtmr.models.checkpoints.checkpoint` with `"method": "sgn"`, `config`
 {num_classes, num_joints, seg}, and the extra keys `task` ("action" or "subject"), `labels` (the data
 set's label int of each class index) and `class_names`; its `data` records the training data and, since
 labels are matched by name, the label set's fingerprint (`dtmr.data.label_set`). Inference follows `preprocessing`: a clip is
@@ -23,7 +23,7 @@ from ...data.clip import Clip
 from ...data.label_set import RecognizerClasses, TrainedOn
 from ...errors import CheckpointError, InputError
 from ...skeleton import Topology, get_topology
-from ..checkpoint import (
+from ..checkpoints.checkpoint import (
     RECOGNIZER_METHOD,
     build_model_from_checkpoint,
     load_checkpoint,

@@ -19,7 +19,7 @@ import contextlib
 import torch
 from torch import nn
 
-from ..errors import DtmrError
+from ...errors import DtmrError
 
 #: eager runs on a side stream before capturing (initializes cuBLAS and the attention kernels' choices)
 WARM_UP_RUNS = 2

@@ -8,7 +8,7 @@ A checkpoint is `torch.save` of a plain dict (docs/ARCHITECTURE.md):
 It is untrusted input: `load_checkpoint` uses `torch.load(weights_only=True)`, so a pickle that would
 call a Python function (e.g. `os.system` through `__reduce__`) is refused, and every failure (missing,
 truncated, corrupted, wrong layout) is a `CheckpointError` naming the file. `read_checkpoint_header`
-(`checkpoint_header`, importable without torch) reads the same file memory-mapped for its metadata only
+(`header`, importable without torch) reads the same file memory-mapped for its metadata only
 (method, β, task, topology, preset): the tensors are never read, so a model list of large checkpoints
 costs milliseconds and builds no model.
 
@@ -28,12 +28,12 @@ import numpy as np
 import torch
 from torch import nn
 
-from ..errors import CheckpointError
-from ..io.atomic import atomic_write
-from ..skeleton import get_topology
+from ...errors import CheckpointError
+from ...io.atomic import atomic_write
+from ...skeleton import get_topology
 
-# the header half (layout, untrusted load, header) lives in checkpoint_header, which imports torch lazily
-from .checkpoint_header import (  # noqa: F401 - re-exported: callers import them from here
+# the header half (layout, untrusted load, header) lives in `header`, which imports torch lazily
+from .header import (  # noqa: F401 - re-exported: callers import them from here
     FORMAT,
     RECOGNIZER_METHOD,
     VERSION,
@@ -141,7 +141,7 @@ def load_checkpoint(path: str | Path, device: str | torch.device | None = None) 
 
 
 def build_model_from_checkpoint(checkpoint: dict, *, source: str | Path | None = None) -> nn.Module:
-    """The module of `checkpoint["method"]` with its weights loaded, in eval mode.
+    """The module of `checkpoint["method"]` with its weights loaded, in eval mode, prepared for inference.
 
     `source` names the file in error messages.
     """
@@ -164,7 +164,10 @@ def build_model_from_checkpoint(checkpoint: dict, *, source: str | Path | None =
     except RuntimeError as exc:
         first = str(exc).splitlines()[1:2] or [str(exc)]
         raise CheckpointError(source, f"weights do not fit the {method} model: {first[0].strip()}") from None
-    return model.eval()
+    # imported here: the served modules import the baselines, whose package registers its builders with this one
+    from ..serving.prepare import prepare_for_inference
+
+    return prepare_for_inference(model.eval())
 
 
 def check_weights_finite(state_dict: dict[str, torch.Tensor], source: str | Path | None = None) -> None:

@@ -12,8 +12,8 @@ from dtmr.errors import DtmrError
 from dtmr.models import DisentangledTMR, DTMRConfig
 from dtmr.models.anonymizer import Anonymizer
 from dtmr.models.baselines.naive import NaiveRetargeter
-from dtmr.models.cuda_graph import GraphedRetarget, check_graphable
-from dtmr.models.inference import ModelRunner, batch_for_memory, check_precision
+from dtmr.models.serving.cuda_graph import GraphedRetarget, check_graphable
+from dtmr.models.serving.runner import ModelRunner, batch_for_memory, check_precision
 
 cuda = pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
 GIB = 1 << 30

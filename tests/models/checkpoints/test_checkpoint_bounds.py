@@ -13,7 +13,7 @@ import torch
 from dtmr.data.clip import Clip
 from dtmr.errors import CheckpointError, DtmrError
 from dtmr.models import Anonymizer, DisentangledTMR, DTMRConfig, save_checkpoint
-from dtmr.models.checkpoint import build_model_from_checkpoint, load_checkpoint
+from dtmr.models.checkpoints.checkpoint import build_model_from_checkpoint, load_checkpoint
 from dtmr.models.recognizers import Recognizer
 
 

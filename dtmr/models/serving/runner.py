@@ -21,7 +21,8 @@ import numpy as np
 import torch
 from torch import nn
 
-from ..errors import DtmrError
+from ...errors import DtmrError
+from .prepare import prepare_for_inference
 
 PRECISIONS = ("fp32", "bf16")
 #: the model batch on the CPU, and `auto`'s there (what `anonymize_batch` has always used)
@@ -72,11 +73,12 @@ class Pending:
 
 
 class ModelRunner:
-    """`model.retarget` on `device` (see the module docstring); the model is already there, in eval mode."""
+    """`model.retarget` on `device` (see the module docstring); the model is already there, in eval mode, and is
+    prepared for inference here (in place: `prepare_for_inference`)."""
 
     def __init__(self, model: nn.Module, device: torch.device, precision: str = "fp32", cuda_graph: bool = False):
         check_precision(precision, device, cuda_graph)
-        self.model, self.device, self.precision = model, device, precision
+        self.model, self.device, self.precision = prepare_for_inference(model), device, precision
         self.cuda = device.type == "cuda"
         self.cuda_graph = cuda_graph
         if cuda_graph:
@@ -160,7 +162,7 @@ class ModelRunner:
     def bytes_per_clip(self) -> int:
         """CUDA only: the peak device memory of one eager probe batch, per clip (random clips: the memory does
         not depend on them)."""
-        from ..skeleton.normalize import MODEL_FRAMES
+        from ...skeleton.normalize import MODEL_FRAMES
 
         shape = (PROBE_CLIPS, MODEL_FRAMES, self.model.topology.num_joints, 3)
         generator = torch.Generator(device=self.device).manual_seed(0)

@@ -1,6 +1,6 @@
 """What a checkpoint file is, read without building its model: the layout check and the header.
 
-A checkpoint (`dtmr.models.checkpoint`) is untrusted input. `load_untrusted` reads it with
+A checkpoint (`dtmr.models.checkpoints.checkpoint`) is untrusted input. `load_untrusted` reads it with
 `torch.load(weights_only=True)`, so a pickle that would call a Python function is refused, and every failure
 is a `CheckpointError` naming the file; `validate_checkpoint` checks the documented layout. This module
 imports torch only when it reads a file, so a model list (the Studio's catalogue, `dtmr export`'s pairing)
@@ -17,12 +17,12 @@ import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from .. import methods
-from ..data.label_set import RecognizerClasses, TrainedOn
-from ..errors import CheckpointError, InputError
-from ..io.bounded_tree import check_tree
-from ..skeleton import get_topology
-from .config import variant_label
+from ... import methods
+from ...data.label_set import RecognizerClasses, TrainedOn
+from ...errors import CheckpointError, InputError
+from ...io.bounded_tree import check_tree
+from ...skeleton import get_topology
+from ..config import variant_label
 
 FORMAT = "dtmr-checkpoint"
 VERSION = 1
