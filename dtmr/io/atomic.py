@@ -3,17 +3,38 @@
 A crash (or an exception) before the rename leaves the old file untouched and removes the temporary one. A
 process killed outright (kill -9, power loss) cannot remove its temporary file, so the name says who wrote
 it, `.NAME.HOST.PID.RANDOM.tmp`, and the next write of the same target removes those of dead writers.
+
+A full disk is a one-line `DiskFullError` naming the target (the CLI exits 2), the temporary file removed:
+an `OSError` ENOSPC / EDQUOT from any writer, and torch's "file write failed" (its zip writer raises a
+RuntimeError without an errno) when the target's file system has less than `NEARLY_FULL` bytes left.
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import re
 import socket
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
+
+from ..errors import DtmrError
+
+#: errno values that say the disk (or the user's quota) is full
+FULL = (errno.ENOSPC, errno.EDQUOT)
+#: free bytes under which a write failure without an errno (torch's) is taken for a full disk
+NEARLY_FULL = 64 << 20
+
+
+class DiskFullError(DtmrError):
+    """A write ran out of space; `path` is the file that was being written (not its temporary name)."""
+
+    def __init__(self, path: str | Path):
+        self.path = str(path)
+        super().__init__(f"{path}: no space left on the device (the partial file was removed; "
+                         f"{_free_text(Path(path).parent)} free there)")
 
 
 def _host() -> str:
@@ -66,6 +87,37 @@ def atomic_write(path: str | Path, suffix: str | None = None) -> Iterator[Path]:
         with open(tmp_path, "rb") as fh:
             os.fsync(fh.fileno())
         os.replace(tmp_path, path)
+    except (OSError, RuntimeError) as exc:
+        if is_disk_full(exc, tmp_path):
+            with contextlib.suppress(FileNotFoundError):
+                tmp_path.unlink()
+            raise DiskFullError(path) from None
+        raise
     finally:
         with contextlib.suppress(FileNotFoundError):
             tmp_path.unlink()
+
+
+def is_disk_full(exc: BaseException, where: str | Path) -> bool:
+    """Whether `exc`, raised while writing `where`, says that its disk is full."""
+    if isinstance(exc, OSError):
+        return exc.errno in FULL
+    if isinstance(exc, RuntimeError) and "file write failed" in str(exc):
+        free = _free_bytes(Path(where).parent)
+        return free is not None and free < NEARLY_FULL
+    return False
+
+
+def _free_bytes(folder: Path) -> int | None:
+    try:
+        stat = os.statvfs(folder)
+    except OSError:
+        return None
+    return stat.f_bavail * stat.f_frsize
+
+
+def _free_text(folder: Path) -> str:
+    free = _free_bytes(folder)
+    if free is None:
+        return "unknown space"
+    return f"{free / (1 << 20):.1f} MiB" if free >= 1 << 20 else f"{free} bytes"

@@ -26,6 +26,7 @@ from ..data.clip import Clip
 from ..errors import InputError
 from ..skeleton import get_topology
 from .atomic import atomic_write
+from .hdf5_output import hdf5_output
 from .hdf5_watchdog import check_readable
 from .int_labels import labels_as_int64
 
@@ -308,7 +309,7 @@ class ClipLibrary:
         except KeyError:
             raise InputError(path, f"unknown topology {topology!r}") from None
         with atomic_write(path) as tmp:
-            with h5py.File(tmp, "w") as h5:
+            with hdf5_output(tmp, "w") as h5:
                 _initialize(h5, topo.name, compress)
                 if action_names is not None:
                     _set_action_names(h5, path, action_names)
@@ -321,7 +322,7 @@ class ClipLibrary:
         """Add clips; copy-on-write, so an exception midway leaves the file on disk byte-identical."""
         with atomic_write(self.path) as tmp:
             shutil.copyfile(self.path, tmp)
-            with h5py.File(tmp, "r+") as h5:
+            with hdf5_output(tmp, "r+") as h5:
                 if action_names is not None:
                     _set_action_names(h5, self.path, action_names)
                 writer = _ClipWriter(h5, self.path, self.topology)
