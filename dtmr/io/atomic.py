@@ -5,8 +5,8 @@ process killed outright (kill -9, power loss) cannot remove its temporary file, 
 it, `.NAME.HOST.PID.RANDOM.tmp`, and the next write of the same target removes those of dead writers.
 
 A full disk is a one-line `DiskFullError` naming the target (the CLI exits 2), the temporary file removed:
-an `OSError` ENOSPC / EDQUOT from any writer, and torch's "file write failed" (its zip writer raises a
-RuntimeError without an errno) when the target's file system has less than `NEARLY_FULL` bytes left.
+an `OSError` ENOSPC / EDQUOT from any writer, and a failure of torch's zip writer (a RuntimeError without an
+errno: "file write failed", "iostream error") when the target's file system has less than `NEARLY_FULL` left.
 """
 
 from __future__ import annotations
@@ -102,9 +102,23 @@ def is_disk_full(exc: BaseException, where: str | Path) -> bool:
     """Whether `exc`, raised while writing `where`, says that its disk is full."""
     if isinstance(exc, OSError):
         return exc.errno in FULL
-    if isinstance(exc, RuntimeError) and "file write failed" in str(exc):
+    if isinstance(exc, RuntimeError) and _torch_write_failure(exc):
         free = _free_bytes(Path(where).parent)
         return free is not None and free < NEARLY_FULL
+    return False
+
+
+#: what torch's zip writer says when a write fails (its C++ stream carries no errno)
+_TORCH_WRITE_FAILURES = ("file write failed", "iostream error", "inline_container", "PytorchStreamWriter")
+
+
+def _torch_write_failure(exc: BaseException) -> bool:
+    """Whether `exc` or an exception it was raised while handling is torch's failure to write a file."""
+    seen = 0
+    while exc is not None and seen < 8:
+        if isinstance(exc, RuntimeError) and any(text in str(exc) for text in _TORCH_WRITE_FAILURES):
+            return True
+        exc, seen = exc.__context__, seen + 1
     return False
 
 

@@ -125,11 +125,19 @@ class EventWriter:
 
     def __init__(self, target: TextIO | str | Path):
         self._owns = isinstance(target, (str, Path))
+        self._path = str(target) if self._owns else None
+        self._failed = False
         self._stream: TextIO = open(target, "a", encoding="utf-8") if self._owns else target
 
     def write(self, event: ProgressEvent) -> None:
-        self._stream.write(event.to_json() + "\n")
-        self._stream.flush()
+        try:
+            self._stream.write(event.to_json() + "\n")
+            self._stream.flush()
+        except OSError as exc:  # a full disk: a stream's error names no file, the CLI's line should
+            self._failed = True
+            if self._path is None or exc.filename is not None:
+                raise
+            raise OSError(exc.errno, exc.strerror, self._path) from None
 
     def emit(self, kind: str, **fields) -> ProgressEvent:
         """Build an event stamped with the current time, write it and return it."""
@@ -139,7 +147,11 @@ class EventWriter:
 
     def close(self) -> None:
         if self._owns and not self._stream.closed:
-            self._stream.close()
+            try:
+                self._stream.close()  # closed even when its last flush fails
+            except OSError as exc:
+                if not self._failed:  # else the write that failed has raised it already
+                    raise OSError(exc.errno, exc.strerror, self._path) from None
 
     def __enter__(self) -> EventWriter:
         return self
