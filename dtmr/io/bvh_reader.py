@@ -3,15 +3,19 @@
 A BVH file is a joint tree (`HIERARCHY`: `ROOT`, `JOINT`, `End Site`, each with an `OFFSET` from its parent and
 `CHANNELS`, any subset of X/Y/Z position/rotation in any order) followed by `MOTION`: `Frames: N`,
 `Frame Time: s` and N lines of channel values. `parse_bvh` reads one into a `BvhFile`; `BvhFile.positions` runs
-forward kinematics; `read_bvh` maps the joints to a registered topology by their names and returns a clip
-source. Conventions (docs/_incoming/bvh.md):
+forward kinematics; `read_bvh` returns a clip source. Conventions (docs/io.md, BVH):
 
 * rotation channels are degrees, composed in the order they are listed: ``Zrotation Xrotation Yrotation`` is
   ``Rz @ Rx @ Ry`` acting on column vectors; a joint's world rotation is its parent's times its own;
 * a position channel *replaces* that axis of the joint's `OFFSET` (as Blender's importer reads a root with
-  position channels); a joint's position is its parent's plus the parent's world rotation times its offset;
-* the unit is guessed from the size of the rest pose (metres, centimetres or millimetres) unless given;
-  BVH, like the project, is right-handed with y up, so the axes are kept as they are.
+  position channels, and as Blender writes every joint); a joint's position is its parent's plus the parent's
+  world rotation times its offset;
+* a file whose joint names are those of a registered topology (our writer's, or a tool's re-export of it) is
+  read as that topology, y up, its unit guessed from the rest pose's extent;
+* any other humanoid rig is mapped onto NTU-25 (`dtmr.io.bvh_rigs`: by the names of the common rigs, by the
+  tree's shape, or by a joint map), its unit chosen to make the body a person's size (`dtmr.io.body_size`) and
+  its up axis read from the data with BVH's y up as the prior (`dtmr.io.up_axis`); what was decided is stated in
+  the clip's `extra` (`dtmr.io.import_notes`).
 """
 
 from __future__ import annotations
@@ -26,7 +30,9 @@ import numpy as np
 from ..data.clip import MAX_FPS, MIN_FPS, Clip
 from ..errors import InputError
 from ..skeleton import get_topology, topology_names
+from . import body_size, import_notes, up_axis
 from .bounded_read import read_bounded
+from .bvh_rigs import RigMapping, RigNode, map_rig
 from .clip_source import InMemoryClipSource
 from .topology_arg import check_topology_name
 
@@ -38,7 +44,7 @@ MAX_NODES = 1024
 MAX_FRAMES = 1_000_000
 MAX_NAME_CHARS = 256
 #: metres per file unit
-UNITS = {"m": 1.0, "cm": 0.01, "mm": 0.001, "in": 0.0254}
+UNITS = body_size.UNITS
 #: the writer's zero-offset joint that lets one child of a branching joint turn on its own: `{parent}_to_{child}`
 BRANCH_INFIX = "_to_"
 #: frames per forward-kinematics batch (bounds the (frames, 3, 3) temporaries)
@@ -47,6 +53,7 @@ _POSITION = ("XPOSITION", "YPOSITION", "ZPOSITION")
 _ROTATION = ("XROTATION", "YROTATION", "ZROTATION")
 _CHANNEL_NAMES = {n.upper(): n for n in ("Xposition", "Yposition", "Zposition", "Xrotation", "Yrotation", "Zrotation")}
 _FLOAT32_MAX = float(np.finfo(np.float32).max)
+_NOT_FINITE = "forward kinematics gives positions that are not finite (offsets or values too large)"
 
 
 @dataclass(frozen=True)
@@ -70,21 +77,30 @@ class BvhFile:
         """Indices of the ROOT and JOINT entries (not the End Sites)."""
         return [i for i, n in enumerate(self.nodes) if not n.end_site]
 
-    def rest_extent(self) -> float:
-        """Largest extent along one axis of the rest pose (offsets only, End Sites included), in file units."""
+    def rest_positions(self) -> np.ndarray:
+        """(nodes, 3) the rest pose: offsets only, no channels, End Sites included, in file units."""
         rest = np.zeros((len(self.nodes), 3))
         for i, node in enumerate(self.nodes):
             rest[i] = node.offset if node.parent < 0 else rest[node.parent] + node.offset
+        return rest
+
+    def rest_extent(self) -> float:
+        """Largest extent along one axis of the rest pose (offsets only, End Sites included), in file units."""
+        rest = self.rest_positions()
         return float((rest.max(axis=0) - rest.min(axis=0)).max())
 
-    def positions(self, nodes: list[int] | None = None, scale: float = 1.0) -> np.ndarray:
-        """(frames, len(nodes), 3) float64 world positions (times `scale`) by forward kinematics."""
+    def positions(self, nodes: list[int] | None = None, scale: float = 1.0, weights: np.ndarray | None = None
+                  ) -> np.ndarray:
+        """(frames, len(nodes), 3) float64 world positions (times `scale`) by forward kinematics; with `weights`
+        (K, all nodes), the (frames, K, 3) combinations `weights @ positions` instead (`RigMapping.weights`)."""
         nodes = list(range(len(self.nodes))) if nodes is None else nodes
-        out = np.empty((len(self.values), len(nodes), 3), dtype=np.float64)
+        count = len(nodes) if weights is None else len(weights)
+        out = np.empty((len(self.values), count, 3), dtype=np.float64)
         for start in range(0, len(self.values), _FK_BATCH):
             batch = self.values[start : start + _FK_BATCH]
             world = self._forward(batch)
-            out[start : start + len(batch)] = world[:, nodes] * scale
+            picked = world[:, nodes] if weights is None else np.einsum("kn,fnc->fkc", weights, world)
+            out[start : start + len(batch)] = picked * scale
         return out
 
     def _forward(self, values: np.ndarray) -> np.ndarray:
@@ -141,29 +157,78 @@ def is_bvh(path) -> bool:
         return False
 
 
-def read_bvh(path: str | Path, topology: str | None = None, unit: str | None = None):
-    """One clip from a BVH file whose joints are those of a registered topology (matched by name).
+def read_bvh(path: str | Path, topology: str | None = None, unit: str | None = None, up: str | None = None,
+             scale: float | None = None, joint_map: str | Path | None = None):
+    """One clip from a BVH file. Returns an `InMemoryClipSource`.
 
-    `topology` must then agree with the file; `unit` ("m", "cm", "mm", "in") overrides the guess from the rest
-    pose. The writer's branch joints (`{parent}_to_{child}`) are dropped. Returns an `InMemoryClipSource`.
+    Joints named as a registered topology's are read as that topology (`topology` must then agree); any other
+    humanoid rig is mapped onto ntu25 (`joint_map`: a JSON file {BVH joint: NTU-25 joint} decides instead).
+    `unit` ("m", "cm", "mm", "in") or `scale` (metres per unit) override the unit's guess; `up` ("+x" ... "-z",
+    "x" = "+x") names the file's up axis instead of BVH's y (our names) or the one the data shows (other rigs).
+    The writer's branch joints (`{parent}_to_{child}`) are dropped.
     """
     path = str(path)
     check_topology_name(topology, path)
-    bvh = parse_bvh(path)
-    if unit is None:
-        unit = guess_unit(bvh.rest_extent())
-    elif unit not in UNITS:
+    if unit is not None and unit not in UNITS:
         raise InputError(path, f"unknown unit {unit!r} (known: {', '.join(UNITS)})")
+    if scale is not None and not (np.isfinite(scale) and scale > 0):
+        raise InputError(path, f"the scale must be a positive number of metres per unit, got {scale!r}")
+    try:
+        up = up_axis.normalize_up(up)
+    except ValueError as exc:
+        raise InputError(path, str(exc)) from None
+    bvh = parse_bvh(path)
     kept, parents = _topology_joints(bvh)
-    topo = _match_topology(bvh, kept, parents, topology)
+    topo = None if joint_map is not None else _match_topology(bvh, kept, parents, topology)
+    if topo is None:
+        return _read_rig(bvh, unit, up, scale, joint_map)
     order = [kept[name] for name in topo.joint_names]
-    with np.errstate(over="ignore", invalid="ignore"):
-        joints = bvh.positions(order, UNITS[unit])
-    if not np.isfinite(joints).all() or np.abs(joints).max() > _FLOAT32_MAX:
-        raise InputError(path, "forward kinematics gives positions that are not finite (offsets or values too large)")
+    metres = scale if scale is not None else UNITS[unit or guess_unit(bvh.rest_extent())]
+    joints = _finite(bvh, lambda: bvh.positions(order, metres))
+    if up is not None:
+        joints = up_axis.turn_upright(joints, up)
     clip = Clip(joints=joints, topology=topo.name, fps=fps_of(bvh.frame_time), sample_name=Path(path).stem,
                 source_file=path)
     return InMemoryClipSource(path, "bvh", topo.name, [clip])
+
+
+def _read_rig(bvh: BvhFile, unit: str | None, up: str | None, scale: float | None, joint_map) -> InMemoryClipSource:
+    """A rig that is no registered topology, mapped onto ntu25, sized and turned upright."""
+    mapping = _rig_mapping(bvh, joint_map)
+    joints = _finite(bvh, lambda: bvh.positions(weights=mapping.weights))
+    height = body_size.body_height(joints, "ntu25")
+    metres, unit_note = body_size.metres_per_unit(bvh.path, height, unit, scale)
+    joints = joints * metres
+    size_warning = body_size.check_height(bvh.path, height * metres, given=unit is not None or scale is not None)
+    choice = up_axis.choose_up(joints, "ntu25", prior="+y", given=up)
+    joints = up_axis.turn_upright(joints, choice.axis)
+    if np.abs(joints).max() > _FLOAT32_MAX:
+        raise InputError(bvh.path, _NOT_FINITE)
+    extra = import_notes.notes(f"BVH rig: {mapping.rig}; {unit_note}; height {height * metres:.2f} m; "
+                               f"{choice.note()}", choice.warning(), size_warning)
+    clip = Clip(joints=joints, topology="ntu25", fps=fps_of(bvh.frame_time), sample_name=Path(bvh.path).stem,
+                source_file=bvh.path, extra=extra)
+    return InMemoryClipSource(bvh.path, "bvh", "ntu25", [clip])
+
+
+def _rig_mapping(bvh: BvhFile, joint_map) -> RigMapping:
+    nodes = [RigNode(n.name, n.parent, n.end_site) for n in bvh.nodes]
+    with np.errstate(over="ignore", invalid="ignore"):
+        rest = bvh.rest_positions()
+    if not np.isfinite(rest).all():
+        raise InputError(bvh.path, _NOT_FINITE)
+    if not np.ptp(rest, axis=0).max() > 0:  # every offset zero: the pose is in the channels (first frame's)
+        first = BvhFile(bvh.path, bvh.nodes, bvh.frame_time, bvh.values[:1])
+        rest = _finite(first, first.positions)[0]
+    return map_rig(bvh.path, nodes, rest, joint_map)
+
+
+def _finite(bvh: BvhFile, compute) -> np.ndarray:
+    with np.errstate(over="ignore", invalid="ignore"):
+        joints = compute()
+    if not np.isfinite(joints).all() or np.abs(joints).max() > _FLOAT32_MAX:
+        raise InputError(bvh.path, _NOT_FINITE)
+    return joints
 
 
 def guess_unit(extent: float) -> str:
@@ -195,8 +260,8 @@ def _topology_joints(bvh: BvhFile) -> tuple[dict[str, int], dict[str, str | None
     def is_branch(i: int) -> bool:
         node = nodes[i]
         kids = [k for k in children[i] if not nodes[k].end_site]
+        # position channels are allowed: Blender's export writes them on every joint (at the offset, 0 here)
         return (node.parent >= 0 and len(kids) == 1 and node.offset == (0.0, 0.0, 0.0)
-                and not any(c.upper() in _POSITION for c in node.channels)
                 and node.name == f"{nodes[node.parent].name}{BRANCH_INFIX}{nodes[kids[0]].name}")
 
     kept: dict[str, int] = {}
@@ -213,6 +278,8 @@ def _topology_joints(bvh: BvhFile) -> tuple[dict[str, int], dict[str, str | None
 
 
 def _match_topology(bvh: BvhFile, kept: dict[str, int], parents: dict[str, str | None], requested: str | None):
+    """The registered topology whose joint names the file has (on the same tree), None when none has them and
+    the file may be read as a rig onto ntu25."""
     names = set(kept)
     candidates = [get_topology(requested)] if requested else [get_topology(n) for n in topology_names()]
     for topo in candidates:
@@ -224,10 +291,12 @@ def _match_topology(bvh: BvhFile, kept: dict[str, int], parents: dict[str, str |
                 raise InputError(bvh.path, f"joint names are those of {topo.name} but {name} hangs off "
                                            f"{parents[name] or 'nothing'}, not {expected or 'nothing'}")
         return topo
-    found = list(kept)
-    shown = ", ".join(found[:40]) + (f" ... ({len(found)} in all)" if len(found) > 40 else "")
-    wanted = f"those of {requested}" if requested else f"those of a registered topology ({', '.join(topology_names())})"
-    raise InputError(bvh.path, f"its joints ({shown}) are not {wanted}")
+    if requested not in (None, "ntu25"):
+        found = list(kept)
+        shown = ", ".join(found[:40]) + (f" ... ({len(found)} in all)" if len(found) > 40 else "")
+        raise InputError(bvh.path, f"its joints ({shown}) are not those of {requested} (another rig is read as "
+                                   "ntu25)")
+    return None
 
 
 # -- parsing -----------------------------------------------------------------------------------------------------

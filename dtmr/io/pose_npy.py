@@ -17,10 +17,13 @@ Coordinates become the project's (metres, y up, right-handed, see docs/topologie
 
 * Units: millimetres (FreeMoCap) or metres (lifters) are told apart by the median distance between the two
   hips: above `MILLIMETRE_HIP_WIDTH` (no person's hips are 5 m apart, nor 5 mm) the array is in millimetres.
-* Up axis: each producer's own, `DEFAULT_UP` (`up=` overrides it for arrays): VideoPose3D exports camera space
-  (x right, y down, z forward), turned 180 degrees about z into Kinect's camera space; FreeMoCap's world is z
-  up once calibrated on a ground-plane board; NTU-25 arrays are Kinect's own. MMPose's demo writes
-  (-x, z, -y) of camera space, a mirror image, which is mirrored back.
+  A body that is then no person's size (`dtmr.io.body_size`: 0.8-2.5 m) is read in the unit that makes it
+  one, or refused asking for `units=` / `scale=` (MediaPipe's normalized image landmarks are a 30 cm body).
+* Up axis of arrays: each producer's own is the prior, `DEFAULT_UP`, and the data decides when it clearly
+  disagrees (`dtmr.io.up_axis`; `up=` names it instead): VideoPose3D exports camera space (x right, y down,
+  z forward), turned 180 degrees about z into Kinect's camera space; FreeMoCap's world is z up once calibrated
+  on a ground-plane board; MediaPipe's own world landmarks are y down (detected); NTU-25 arrays are Kinect's
+  own. MMPose's demo writes (-x, z, -y) of camera space, a mirror image, which is mirrored back.
 
 Labels and subjects are unknown (None); the frame rate is `DEFAULT_FPS` unless the file or `fps=` gives one.
 """
@@ -37,6 +40,7 @@ import numpy as np
 from ..data.clip import Clip
 from ..errors import InputError
 from ..skeleton import get_topology
+from . import body_size, import_notes, up_axis
 from .bounded_read import read_bounded
 from .clip_source import InMemoryClipSource
 from .coco_json import holds_boolean
@@ -63,17 +67,13 @@ MILLIMETRE_HIP_WIDTH = 5.0
 #: which axis points up in arrays of each joint set, as its usual producer writes them (others: y up)
 DEFAULT_UP = {"h36m17": "-y", "mediapipe33": "+z"}
 #: proper rotations taking the named axis onto +y (new = old @ R.T)
-UP_ROTATIONS = {
-    "+y": np.eye(3),
-    "-y": np.diag([-1.0, -1.0, 1.0]),
-    "+z": np.array([[1.0, 0, 0], [0, 0, 1], [0, -1, 0]]),
-    "-z": np.array([[1.0, 0, 0], [0, 0, -1], [0, 1, 0]]),
-    "+x": np.array([[0.0, -1, 0], [1, 0, 0], [0, 0, 1]]),
-    "-x": np.array([[0.0, 1, 0], [-1, 0, 0], [0, 0, 1]]),
-}
+UP_ROTATIONS = up_axis.UP_ROTATIONS
 #: MMPose's (-x, z, -y) of camera space back to Kinect's (-x, -y, z): swap y and z
 MMPOSE_TO_PROJECT = np.array([[1.0, 0, 0], [0, 0, 1], [0, 1, 0]])
 MAX_JSON_BYTES = 256 * 2**20
+#: frames of an MMPose 3-D results file (1 h 51 min at 30 fps, as the COCO JSON reader): counted in the raw
+#: bytes before parsing, since 102 MB of empty frames parse into 6 million dicts and a 2.3 GB array
+MAX_MMPOSE_FRAMES = 200_000
 SNIFF_BYTES = 4096
 
 
@@ -107,11 +107,22 @@ def is_mmpose3d_json(path: str | Path) -> bool:
         return False
 
 
-def read_pose_npy(path: str | Path, topology: str | None = None, up: str | None = None, fps: float | None = None):
-    """The one clip of a `.npy` / `.npz` pose array as an `InMemoryClipSource` (format "pose-npy")."""
+def read_pose_npy(path: str | Path, topology: str | None = None, up: str | None = None, fps: float | None = None,
+                  units: str | None = None, scale: float | None = None):
+    """The one clip of a `.npy` / `.npz` pose array as an `InMemoryClipSource` (format "pose-npy").
+
+    `up` ("+x" ... "-z", "x" = "+x", None or "auto": the producer's convention unless the data clearly says
+    otherwise), `units` ("m", "cm", "mm", "in") or `scale` (metres per unit) override what is read off the data.
+    """
     path_str = str(path)
-    if up is not None and up not in UP_ROTATIONS:
-        raise InputError(path_str, f"unknown up axis {up!r} (expected one of {', '.join(UP_ROTATIONS)})")
+    try:
+        up = up_axis.normalize_up(up)
+    except ValueError as exc:
+        raise InputError(path_str, str(exc)) from None
+    if units is not None and units not in body_size.UNITS:
+        raise InputError(path_str, f"unknown unit {units!r} (known: {', '.join(body_size.UNITS)})")
+    if scale is not None and not (math.isfinite(scale) and scale > 0):
+        raise InputError(path_str, f"the scale must be a positive number of metres per unit, got {scale!r}")
     if Path(path_str).suffix.lower() == ".npz":
         joints, file_fps = _read_npz(path_str)
     else:
@@ -119,8 +130,7 @@ def read_pose_npy(path: str | Path, topology: str | None = None, up: str | None 
     topo = _topology_for(joints.shape[1], topology, path_str)
     if topo == "mediapipe33":
         joints = _freemocap_order(joints, path_str)
-    rotation = UP_ROTATIONS[up or DEFAULT_UP.get(topo, "+y")]
-    clip = _clip(joints @ rotation.T, topo, fps or file_fps or DEFAULT_FPS, path_str)
+    clip = _sized_upright_clip(joints, topo, fps or file_fps or DEFAULT_FPS, path_str, up, units, scale)
     return _source(path_str, FORMAT_ARRAY, clip)
 
 
@@ -129,7 +139,7 @@ def read_mmpose3d_json(path: str | Path, topology: str | None = None, fps: float
     path_str = str(path)
     if topology not in (None, "h36m17"):
         raise InputError(path_str, f"MMPose 3-D results hold h36m17 joints, not {topology}")
-    document = _load_json(path_str)
+    document = _load_json(path_str, frame_key=b'"instances"')
     if not isinstance(document, dict) or not isinstance(document.get("instance_info"), list):
         raise InputError(path_str, "not MMPose 3-D results: no 'instance_info' list")
     _check_mmpose_names(document.get("meta_info"), path_str)
@@ -250,30 +260,67 @@ def _check_mmpose_names(meta, path: str) -> None:
         raise InputError(path, "its 'keypoint_id2name' is not Human3.6M's 17 joints")
 
 
-def _load_json(path: str, limit: int = MAX_JSON_BYTES):
+def _load_json(path: str, limit: int = MAX_JSON_BYTES, frame_key: bytes | None = None):
+    """The parsed JSON of `path`; with `frame_key`, a file naming it more than MAX_MMPOSE_FRAMES times (one per
+    frame) is refused before it is parsed."""
     data = read_bounded(path, limit, "keypoint JSON")
+    if frame_key is not None and data.count(frame_key) > MAX_MMPOSE_FRAMES:
+        raise InputError(path, f"more than {MAX_MMPOSE_FRAMES:,} frames ({data.count(frame_key):,} "
+                               f"{frame_key.decode()} lists); split the recording")
     try:
         return json.loads(data)
     except (ValueError, RecursionError) as exc:
         raise InputError(path, f"not readable JSON ({_one_line(exc)[:120]})") from None
 
 
-def _clip(joints: np.ndarray, topology: str, fps: float, path: str) -> Clip:
+def _clip(joints: np.ndarray, topology: str, fps: float, path: str, extra: dict | None = None) -> Clip:
     """A clip in metres: millimetre arrays (wide hips) are scaled down."""
-    topo = get_topology(topology)
+    joints = _finite_joints(joints, path)
+    if _hip_rule_unit(joints, topology, path) == "mm":
+        joints = joints / 1000.0
+    return _make_clip(joints, topology, fps, path)
+
+
+def _sized_upright_clip(joints: np.ndarray, topology: str, fps: float, path: str, up: str | None,
+                        units: str | None, scale: float | None) -> Clip:
+    """A clip in metres, y up: the unit by the hip width when that makes a person, else by the body's size; the
+    up axis the producer's unless the data clearly says otherwise (module docstring)."""
+    joints = _finite_joints(joints, path)
+    default = _hip_rule_unit(joints, topology, path)
+    height = body_size.body_height(joints, topology)
+    metres, unit_note = body_size.metres_per_unit(path, height, units, scale, default=default)
+    joints = joints * metres
+    size_warning = body_size.check_height(path, height * metres, given=units is not None or scale is not None)
+    choice = up_axis.choose_up(joints, topology, prior=DEFAULT_UP.get(topology, "+y"), given=up)
+    joints = up_axis.turn_upright(joints, choice.axis)
+    height_note = f"height {height * metres:.2f} m; " if math.isfinite(height) else ""
+    extra = import_notes.notes(f"{unit_note}; {height_note}{choice.note()}", choice.warning(), size_warning)
+    return _make_clip(joints, topology, fps, path, extra)
+
+
+def _finite_joints(joints: np.ndarray, path: str) -> np.ndarray:
     with np.errstate(over="ignore", invalid="ignore"):
         joints = np.asarray(joints, dtype=np.float64)
         if np.isinf(joints).any():
             raise InputError(path, "infinite coordinates")
+    return joints
+
+
+def _hip_rule_unit(joints: np.ndarray, topology: str, path: str) -> str:
+    """"mm" when the two hips are more than `MILLIMETRE_HIP_WIDTH` units apart (median), else "m"."""
+    topo = get_topology(topology)
+    with np.errstate(over="ignore", invalid="ignore"):
         width = np.linalg.norm(joints[:, topo.left_hip] - joints[:, topo.right_hip], axis=-1)
     width = width[np.isfinite(width)]
     if width.size == 0:
         raise InputError(path, "the two hips are never both present: cannot tell the units")
-    if np.median(width) > MILLIMETRE_HIP_WIDTH:
-        joints = joints / 1000.0
+    return "mm" if np.median(width) > MILLIMETRE_HIP_WIDTH else "m"
+
+
+def _make_clip(joints: np.ndarray, topology: str, fps: float, path: str, extra: dict | None = None) -> Clip:
     try:
         return Clip(joints=joints, topology=topology, fps=float(fps), source_file=path,
-                    sample_name=Path(path).stem)
+                    sample_name=Path(path).stem, extra=dict(extra or {}))
     except ValueError as exc:
         raise InputError(path, str(exc)) from None
 

@@ -17,6 +17,7 @@ from .c3d_file import is_c3d
 from .c3d_reader import read_c3d
 from .clip_source import ClipSource, InMemoryClipSource
 from .coco_json import is_coco_json, read_coco_json
+from .import_options import ImportOptions
 from .library import ClipLibrary
 from .npz_dataset import read_npz_dataset
 from .ntu_skeleton import read_ntu_clip
@@ -60,12 +61,15 @@ def open_clip_source(
     path: str | Path,
     topology: str | None = None,
     progress: Callable[[int, int], None] | None = None,
+    options: ImportOptions | None = None,
 ) -> ClipSource:
     """Open `path` by its kind; `topology` overrides (.npz) or must agree with (others) the file's own.
 
-    `progress(done, total)` is called after each file of a folder of `.skeleton` files.
+    `progress(done, total)` is called after each file of a folder of `.skeleton` files. `options` (up axis, unit,
+    joint map) go to the readers of BVH and 3-D pose arrays; the other formats fix their own.
     """
     path = Path(path)
+    options = options or ImportOptions()
     refuse_special_file(path)
     topology = check_topology_name(topology, path)
     if path.is_dir() and is_coco_json(path):  # a folder of OpenPose frames
@@ -88,14 +92,14 @@ def open_clip_source(
         _expect_ntu25(topology, path)
         return InMemoryClipSource(str(path), "ntu-skeleton", "ntu25", [read_ntu_clip(path)])
     if suffix == NPY_SUFFIX or (suffix == NPZ_SUFFIX and is_pose_npy(path)):
-        return read_pose_npy(path, topology)
+        return read_pose_npy(path, topology, **options.pose_kwargs())
     if suffix == JSON_SUFFIX:
         # an H36M-17 lifter's output names its skeleton; the COCO reader would refuse it as not COCO-17
         if is_mmpose3d_json(path):
             return read_mmpose3d_json(path, topology)
         return _in_memory(read_coco_json(path, topology))
     if suffix == BVH_SUFFIX:
-        return read_bvh(path, topology)
+        return read_bvh(path, topology, **options.bvh_kwargs())
     if is_c3d(path):
         return read_c3d(path, topology)
     if suffix in PICKLE_SUFFIXES:

@@ -8,6 +8,7 @@ import json
 import numpy as np
 import pytest
 
+from dtmr.data import generate_clips
 from dtmr.data.clip import Clip
 from dtmr.errors import InputError
 from dtmr.io.bvh_writer import write_bvh
@@ -60,9 +61,9 @@ def test_each_kind_reaches_its_reader(tmp_path, clip, rng, kind, fmt, topology):
     elif kind == "sgn":
         path = tmp_path / "c.npz"
         write_sgn(path, clip)
-    elif kind == "npy":
+    elif kind == "npy":  # a pose array must hold a person-sized body (dtmr.io.body_size), not random points
         path = tmp_path / "c.npy"
-        np.save(path, clip.joints)
+        np.save(path, generate_clips(subjects=1, actions=1, repetitions=1, seed=3)[0].joints[:12])
     elif kind == "pose-npz":
         path = tmp_path / "c.npz"
         np.savez(path, positions_3d=rng.normal(0, 0.2, (6, 17, 3)).astype(np.float32))
