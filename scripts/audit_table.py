@@ -1,4 +1,4 @@
-"""Several audits of one data set side by side, printed as Markdown (docs/experiments.md's audit tables).
+"""Several audits of one data set side by side, printed as Markdown (docs/notebook/experiments.md's audit tables).
 
     python scripts/audit_table.py AUDIT_DIR [AUDIT_DIR ...] [--labels "raw,naive retarget,..."] [--partners | --channels | --suite]
 

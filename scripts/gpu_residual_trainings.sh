@@ -10,7 +10,7 @@
 #
 # Needs runs/{uiprmd,synthetic}.h5 beside the checkout (carry them: 50 MB). Every queue stops at the budget
 # (a setting cut short is lost with the machine; the finished ones are not). OUT gets audits.tar.gz (the
-# published docs/results/audit/D_dtmr_* folders of every finished setting: unpack it in the checkout),
+# published results/audit/D_dtmr_* folders of every finished setting: unpack it in the checkout),
 # logs.tar.gz and summary.txt. Beside the first trainings, for each data set, a naive release is audited into
 # a scratch folder so that the raw-trained attackers every audit of the set shares are trained once.
 # A dry run on the CPU: DEVICE=cpu DATASETS=synthetic SETTINGS="ksame3:0.2:0" JOBS=1 EPOCHS=1,1,1
@@ -68,7 +68,7 @@ wait
 
 echo "end after $(( $(date +%s) - START )) s" >>"$LOGS/summary.txt"
 cp "$LOGS/summary.txt" "$OUT/summary.txt"
-published=$(cd docs/results/audit && for D in $DATASETS; do ls -d "${D}"_dtmr_*_s[0-9] 2>/dev/null; done)
-tar -czf "$OUT/audits.tar.gz" -C docs/results/audit $published 2>>"$OUT/summary.txt"
+published=$(cd results/audit && for D in $DATASETS; do ls -d "${D}"_dtmr_*_s[0-9] 2>/dev/null; done)
+tar -czf "$OUT/audits.tar.gz" -C results/audit $published 2>>"$OUT/summary.txt"
 tar -czf "$OUT/logs.tar.gz" -C "$WORK" logs 2>>"$OUT/summary.txt"
 cat "$OUT/summary.txt"

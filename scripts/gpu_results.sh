@@ -1,17 +1,17 @@
 #!/usr/bin/env bash
-# The GPU run behind docs/experiments.md's N-UCLA and UI-PRMD tables: one call on a lent GPU machine.
+# The GPU run behind docs/notebook/experiments.md's N-UCLA and UI-PRMD tables: one call on a lent GPU machine.
 #
 #   bash scripts/gpu_results.sh OUT [BUDGET_S]
 #
 # For each data set, side by side on one GPU: DisentangledTMR (`paper` preset, beta 0.2), DMR and PMR are
 # trained, and the full evaluation protocol (5 seeds, retrained models 30 epochs) runs in parts that start
 # as soon as their models exist: raw+noise, naive, the CPU-trained `small` model, DMR+PMR, the paper model.
-# The parts are joined into docs/results/<set>/ (scripts/merge_evaluations.py). Everything stops by
+# The parts are joined into results/<set>/ (scripts/merge_evaluations.py). Everything stops by
 # BUDGET_S seconds (a training stopped early keeps its last epoch's model.pt, which records the epoch); OUT
 # gets results.tar.gz (the tables, every log, the training events) and summary.txt.
 #
 # Needs, beside the checkout: runs/<set>.h5 (`dtmr data import`), runs/<set>/recognizers/{action,subject}.pt
-# and runs/<set>/dtmr_b0.2/model.pt (the commands in docs/experiments.md). Settings can be changed through the
+# and runs/<set>/dtmr_b0.2/model.pt (the commands in docs/notebook/experiments.md). Settings can be changed through the
 # environment (a dry run on the CPU: DEVICE=cpu DATASETS=synthetic PAPER_EPOCHS=1,1,1 ...).
 set -u
 OUT=${1:?usage: gpu_results.sh OUT [BUDGET_S]}
@@ -29,7 +29,7 @@ PAPER_BATCH=${PAPER_BATCH:-32}
 DMR_EPOCHS=${DMR_EPOCHS:-1,2,10,10}          # a tenth of the public schedules, as `dtmr evaluate` uses
 PMR_EPOCHS=${PMR_EPOCHS:-1,2,2,5,10,10}
 TRAIN_SHARE=${TRAIN_SHARE:-60}              # percent of the budget the trainings may use
-RESULTS_DIR=${RESULTS_DIR:-docs/results}
+RESULTS_DIR=${RESULTS_DIR:-results}
 
 export PYTHONPATH=$PWD${PYTHONPATH:+:$PYTHONPATH} PYTHONUNBUFFERED=1 OMP_NUM_THREADS=1 MKL_NUM_THREADS=1
 mkdir -p "$OUT"

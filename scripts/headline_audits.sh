@@ -1,7 +1,7 @@
 #!/bin/bash
 # The audits behind docs/RESULTS.md's which-method table (issue 40's suite): for each data set given, its raw,
 # naive-retarget and k-same releases made by `dtmr anonymize` with its defaults, each audited with the full
-# suite, and a copy fit to publish written to docs/results/audit/suite/DATA_RELEASE (`dtmr audit --publish`).
+# suite, and a copy fit to publish written to results/audit/suite/DATA_RELEASE (`dtmr audit --publish`).
 # Then `python scripts/which_method.py --write` regenerates the tables from those copies.
 #
 #   scripts/headline_audits.sh [nwucla] [uiprmd] [synthetic]      (RUNS=runs/headline, WORKERS=2)
@@ -14,7 +14,7 @@ DTMR=${DTMR:-.venv/bin/dtmr}
 RUNS=${RUNS:-runs/headline}
 WORKERS=${WORKERS:-2}
 SHARED=${SHARED:-../shared/data}
-PUBLISH=docs/results/audit/suite
+PUBLISH=results/audit/suite
 mkdir -p "$RUNS" "$PUBLISH"
 
 library() {  # DATA -> the raw library

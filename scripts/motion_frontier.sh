@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Issue 19's frontier for one data set: fit the motion anonymizers, write their releases, audit each one with
-# the attacker suite and publish the audits beside the earlier ones (docs/results/audit/D_NAME).
+# the attacker suite and publish the audits beside the earlier ones (results/audit/D_NAME).
 #
 #     scripts/motion_frontier.sh nwucla|uiprmd|synthetic [NAME ...]
 #
@@ -10,7 +10,7 @@
 # K: `--partners cluster-mean --timing template`). k-same audits measure the partners' exposure too
 # (`--partners`, docs/audit.md). One CPU thread; run two data sets side by side on two
 # cores. Every step is skipped when its output exists, so a stopped run resumes. The audits use
-# `--attackers tcn,bone-lengths` (the 3-epoch SGN was never the worst case, docs/experiments.md) and
+# `--attackers tcn,bone-lengths` (the 3-epoch SGN was never the worst case, docs/notebook/experiments.md) and
 # the audit's other defaults, like the published raw/naive/DMR/DisentangledTMR audits.
 set -euo pipefail
 
@@ -62,5 +62,5 @@ for name in $NAMES; do
   audit=$RUNS/audit/${D}_$name.audit
   [ -f "$audit/audit.json" ] || "$PY" -m dtmr audit "$release" --key "$RUNS/audit/${D}_$name.key.json" \
                                   --raw "$LIB" --device cpu --attackers tcn,bone-lengths --out "$audit" "${partners[@]}"
-  "$PY" -m dtmr publish-audit "$audit" -o "docs/results/audit/${D}_$name"
+  "$PY" -m dtmr publish-audit "$audit" -o "results/audit/${D}_$name"
 done

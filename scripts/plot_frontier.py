@@ -1,8 +1,8 @@
 """The privacy/utility frontier of several audits of one data set (dtmr/audit/frontier.py): writes the PNG and
-prints the frontier table as Markdown (docs/experiments.md, issue 19).
+prints the frontier table as Markdown (docs/notebook/experiments.md, issue 19).
 
     python scripts/plot_frontier.py AUDIT_DIR [AUDIT_DIR ...] --labels "raw,naive retarget,..." \
-        --title "N-UCLA" --out docs/results/frontier_nwucla.png
+        --title "N-UCLA" --out results/frontier_nwucla.png
 
 Each AUDIT_DIR is a `dtmr audit` folder (its audit.json); one must be of the raw release, and the naive
 retarget's (method `naive`) is the yardstick.

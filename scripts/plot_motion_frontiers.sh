@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# The N-UCLA, UI-PRMD and synthetic frontiers of docs/experiments.md ("Motion anonymizers") from every audit
-# published under docs/results/audit (a missing one is left out); the tables go to
+# The N-UCLA, UI-PRMD and synthetic frontiers of docs/notebook/experiments.md ("Motion anonymizers") from every audit
+# published under results/audit (a missing one is left out); the tables go to
 # build/frontier_{nwucla,uiprmd,synthetic}.md. Audits with one label are trainings of one setting: one point,
 # mean ± std.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-A=docs/results/audit
+A=results/audit
 mkdir -p build
 add() { if [ -f "$A/$1/audit.json" ]; then dirs+=("$A/$1"); labels+=("$2"); fi; }
 common() {  # common D DTMR_LABEL: the rows every data set has (raw, naive, the earlier models, re-timing, k-same)
@@ -32,7 +32,7 @@ plot() {  # plot D TITLE
   local joined
   joined=$(IFS=,; echo "${labels[*]}")
   ${PYTHON:-.venv/bin/python} scripts/plot_frontier.py "${dirs[@]}" --labels "$joined" --title "$2" \
-      --out "docs/results/frontier_$1.png" > "build/frontier_$1.md"
+      --out "results/frontier_$1.png" > "build/frontier_$1.md"
 }
 
 common nwucla "DisentangledTMR small β=0.2 (naive residual; the earlier audit)"

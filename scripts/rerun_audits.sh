@@ -6,7 +6,7 @@
 #
 #     scripts/rerun_audits.sh NAME[=MODEL] ...
 #
-# NAME: a published audit, docs/results/audit/NAME (its release and key under runs/audit, as its command
+# NAME: a published audit, results/audit/NAME (its release and key under runs/audit, as its command
 # says; the command is read from the audit's folder when it is there, else from the published copy, and a
 # folder that is gone is made again: every adaptive cell trained again, the raw-trained ones from the cache;
 # its figures then move by the spread of trainings, and by more if the release file was written again since).
@@ -21,7 +21,7 @@ for item in "$@"; do
   name=${item%%=*}
   model=
   [ "$item" != "$name" ] && model=${item#*=}
-  published=docs/results/audit/$name
+  published=results/audit/$name
   # the recorded command (without "dtmr") and the folder it writes
   read -r out command < <("$PY" - "$published/audit.json" <<'PY'
 import json, shlex, sys

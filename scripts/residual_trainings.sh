@@ -6,7 +6,7 @@
 #
 # D: nwucla, uiprmd or synthetic (the library runs/D.h5, made by scripts/motion_frontier.sh).
 # RESIDUAL: naive, retimed-naive or ksame3 (the k-same residual with k = 3). Each setting is the data set's
-# own best recipe of the `small` preset (docs/experiments.md), only the residual and β changed, 1,024
+# own best recipe of the `small` preset (docs/notebook/experiments.md), only the residual and β changed, 1,024
 # quadruplets, batch 8:
 # - nwucla: epochs 4,4,3, output identity adversary at lr 1e-3 with warmed output critics and weight 1;
 # - uiprmd: epochs 4,4,3, no output action CE (N-UCLA's output adversary breaks UI-PRMD's releases: "UI-PRMD:
@@ -14,7 +14,7 @@
 # - synthetic: the bundled models' recipe (Makefile `models`): epochs 4,6,4, the kinematic output head,
 #   joint-angle and limb-overlap losses.
 # The model goes to runs/D/dtmr_RESIDUAL_bBETA_sSEED, its release and audit to runs/audit/D_dtmr_..., the
-# published audit to docs/results/audit/D_dtmr_... Every step is skipped when its output exists (a training
+# published audit to results/audit/D_dtmr_... Every step is skipped when its output exists (a training
 # when its events say it is done), so a stopped run resumes (a training stopped half way with `dtmr train
 # --resume`). Stage 1 reads neither β nor the residual: the trainings of one seed share it through
 # runs/D/stage1-cache (`dtmr train --stage1-cache`; the same models, about 5 minutes sooner each but the
@@ -67,5 +67,5 @@ for setting in "$@"; do
   [ -f "$audit/audit.json" ] || "$PY" -m dtmr audit "$release" --key "runs/audit/${D}_$name.key.json" \
                                   --raw "$LIB" --device "$DEVICE" --attackers tcn,bone-lengths --out "$audit" \
                                   "${audit_epochs[@]}" "${partners[@]}"
-  "$PY" -m dtmr publish-audit "$audit" -o "docs/results/audit/${D}_$name"
+  "$PY" -m dtmr publish-audit "$audit" -o "results/audit/${D}_$name"
 done

@@ -1,4 +1,4 @@
-"""The privacy/utility frontier of several audited releases of one data set (issue 19, docs/experiments.md).
+"""The privacy/utility frontier of several audited releases of one data set (issue 19, docs/notebook/experiments.md).
 
 One point per release: x = the action kept, the audit's raw-trained action recognizer on the release as a
 percentage of its accuracy on the raw release; y = the worst case over the attacker suite, in multiples of

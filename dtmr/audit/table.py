@@ -1,4 +1,4 @@
-"""Several audits of one data set side by side, as one Markdown table (docs/experiments.md's audit tables).
+"""Several audits of one data set side by side, as one Markdown table (docs/notebook/experiments.md's audit tables).
 
 Per audit: the worst case over every attacker and form (accuracy ± std over folds, × chance), each attacker's
 adaptive accuracy and the raw-trained TCN's, both linkages, the metadata verdict and the utility: the

@@ -1,6 +1,6 @@
 """The which-method table (README, docs/RESULTS.md): one row per release method, its worst case under the
 audit suite on each data set, the utility it keeps and a verdict, generated from published audits
-(`dtmr publish-audit`) and a small config file that names them (docs/results/which_method.json), so that the
+(`dtmr publish-audit`) and a small config file that names them (results/which_method.json), so that the
 table users read is never typed by hand.
 
 The config: `{"target_times_chance": 2, "data_sets": [{"name": "nwucla", "label": "N-UCLA"}, ...],

@@ -2,7 +2,7 @@
 (`dtmr train --seed`), reduced to the mean and spread of their means.
 
 A row's ± is over evaluation seeds of one trained model, so it says nothing of where a second training of
-the same setting lands; on N-UCLA two trainings differed by more than that ± (docs/experiments.md). Rows are
+the same setting lands; on N-UCLA two trainings differed by more than that ± (docs/notebook/experiments.md). Rows are
 grouped by method, β and `setting_label` of their label, so a setting trained once is a group of one.
 """
 

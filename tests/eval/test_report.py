@@ -85,7 +85,7 @@ def test_every_label_of_the_tradeoff_plot_stays_inside_the_figure():
             {**_row("pmr", checkpoint="p.pt", ar=11.3), "label": "PMR",
              "ri_top1": {"mean": 9.8, "std": 0.2}, "ri_adaptive_top1": {"mean": 16.9, "std": 0.6}}]
     command = " && ".join(f"dtmr evaluate --data runs/nwucla.h5 --split nwucla --model runs/nwucla/m{i}/model.pt "
-                          "--baselines '' --seeds 5 --out docs/results/nwucla --recognizers runs/nwucla/recognizers "
+                          "--baselines '' --seeds 5 --out results/nwucla --recognizers runs/nwucla/recognizers "
                           "--retrain-epochs 30 --device cuda --append" for i in range(7))
     fig = tradeoff_figure(rows, {**_run(command), "chance": {"action": 10.0, "subject": 10.0, "linkage": 0.2}})
     renderer = fig.canvas.get_renderer()

@@ -12,7 +12,7 @@ other subjects, then naively retargeted to the reference's bone lengths:
    the nearest pool clips in that recognizer's embedding (cosine distance), one per subject, of the k - 1
    nearest other subjects, whatever their action, and the action of the nearest of them (its template, for
    the template timing): the nearest template names N-UCLA's actions for a third of its test clips, and
-   averaging with another action destroys the action (docs/experiments.md, "k-same on an unlabelled library").
+   averaging with another action destroys the action (docs/notebook/experiments.md, "k-same on an unlabelled library").
    With `partners="cluster"` the candidates are further limited to the source's cluster: the pool's subjects,
    in label order, cut into fixed groups of k (the last takes the remainder, so groups hold k to 2k - 1
    people), as k-Same clusters faces; a subject the pool does not hold (or an unknown one) has no cluster and
