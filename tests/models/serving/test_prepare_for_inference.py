@@ -106,6 +106,16 @@ def test_preparing_twice_and_models_without_the_paths():
     assert not any(type(m) in (FoldedSequential, ShiftedMaxPool) for m in naive.modules())
 
 
+def test_the_batch_runs_in_chunks_on_the_cpu_only():
+    """`batch_chunk="auto"`: chunks where the weights are on the CPU; elsewhere (a GPU; here the meta device,
+    which has no data) the whole batch at once, decided again when the moved model is prepared again."""
+    model = prepare_for_inference(paper_model())
+    assert model.action_encoder.mixformer.batch_chunk == EVAL_CHUNK
+    prepare_for_inference(model.to("meta"))
+    assert model.action_encoder.mixformer.batch_chunk is None
+    assert prepare_for_inference(paper_model(), batch_chunk=2).action_encoder.mixformer.batch_chunk == 2
+
+
 def test_every_serving_path_runs_the_prepared_model(tmp_path):
     """A model built from a checkpoint and one handed to the batch runner are prepared."""
     path = tmp_path / "model.pt"
