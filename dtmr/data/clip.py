@@ -1,4 +1,9 @@
-"""`Clip`: one skeleton sequence with its metadata."""
+"""`Clip`: one skeleton sequence with its metadata.
+
+A clip is one person (the main actor of a capture). A multi-person capture keeps the others in `partners`,
+aligned with the clip's frames, so that the formats that hold several people (NTU `.skeleton`, PYSKL pickles,
+the clip library) write them back; every model, metric and release works on `joints` alone.
+"""
 
 from __future__ import annotations
 
@@ -35,6 +40,10 @@ class Clip:
     sample_name: str | None = None
     #: free-form string metadata, e.g. provenance of an anonymized clip
     extra: dict[str, str] = field(default_factory=dict)
+    #: the other people of a multi-person capture (NTU's two-person actions) in the clip's frames: (P, T, J, 3)
+    #: float32, NaN where a partner is absent or a joint missing; None when the clip holds one person. Not
+    #: metadata, and dropped by `replace` when the joints change (module docstring)
+    partners: np.ndarray | None = None
 
     def __post_init__(self) -> None:
         with np.errstate(over="ignore"):  # a value beyond float32 becomes inf: refused below, one message
@@ -52,6 +61,7 @@ class Clip:
         if not (MIN_FPS <= self.fps <= MAX_FPS):  # also NaN
             raise ValueError(f"fps must be from {MIN_FPS:g} to {MAX_FPS:g}, got {self.fps:g}")
         self.joints = joints
+        self.partners = _checked_partners(self.partners, joints.shape)
 
     @property
     def num_frames(self) -> int:
@@ -66,11 +76,40 @@ class Clip:
         return self.sample_name or (self.source_file or "clip")
 
     def replace(self, **changes) -> "Clip":
-        """A copy with some fields changed (joints are not copied unless given)."""
+        """A copy with some fields changed (joints are not copied unless given). New `joints` or a new
+        `topology` drop the partners unless `partners` is given too: they were the source's people, in the
+        source's frames (an anonymized clip must not carry its partner's real motion)."""
         if "extra" not in changes:
             changes["extra"] = dict(self.extra)
+        if ("joints" in changes or "topology" in changes) and "partners" not in changes:
+            changes["partners"] = None
         return dataclasses.replace(self, **changes)
 
+    @property
+    def num_partners(self) -> int:
+        return 0 if self.partners is None else int(self.partners.shape[0])
+
     def metadata(self) -> dict:
-        """Everything but the joints, as plain Python values."""
-        return {f.name: getattr(self, f.name) for f in dataclasses.fields(self) if f.name != "joints"}
+        """Everything but the joints and partners, as plain Python values."""
+        return {f.name: getattr(self, f.name) for f in dataclasses.fields(self) if f.name not in _NOT_METADATA}
+
+
+#: the fields of a Clip that are arrays of positions, not metadata
+_NOT_METADATA = ("joints", "partners")
+#: people beside the main one a clip may hold (NTU files: 2 people; PYSKL pickles pad to M = 2)
+MAX_PARTNERS = 3
+
+
+def _checked_partners(partners, shape: tuple[int, ...]) -> np.ndarray | None:
+    """`partners` as (P, T, J, 3) float32 matching the clip's (T, J, 3) `shape`; None for none (P = 0)."""
+    if partners is None:
+        return None
+    with np.errstate(over="ignore"):
+        partners = np.asarray(partners, dtype=np.float32)
+    if partners.ndim != 4 or tuple(partners.shape[1:]) != tuple(shape):
+        raise ValueError(f"partners must be (P, {shape[0]}, {shape[1]}, 3), got {partners.shape}")
+    if partners.shape[0] > MAX_PARTNERS:
+        raise ValueError(f"a clip holds at most {MAX_PARTNERS} partners, got {partners.shape[0]}")
+    if np.isinf(partners).any():
+        raise ValueError("partners have infinite coordinates (or ones too large for float32)")
+    return partners if partners.shape[0] else None

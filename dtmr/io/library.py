@@ -29,6 +29,7 @@ from .atomic import atomic_write
 from .hdf5_output import hdf5_output
 from .hdf5_watchdog import check_readable
 from .int_labels import labels_as_int64
+from .library_partners import PartnerStore, finish_partners, write_partners
 
 FORMAT = "dtmr-clip-library"
 VERSION = 1
@@ -131,6 +132,9 @@ class ClipLibrary:
             if text != (column in TEXT_COLUMNS) or not text and ds.dtype.kind not in ("f" if column == "fps" else "iu"):
                 wanted = "text" if column in TEXT_COLUMNS else "floats" if column == "fps" else "integers"
                 raise InputError(self.path, f"column 'clips/{column}' must hold {wanted}, not {ds.dtype}")
+        # two-person clips' partners: an optional group (`library_partners`), checked as strictly as the rest
+        self._partners = PartnerStore.open(f, self.path, len(self), shape, _check_links, _check_storage,
+                                           _read_checked)
 
     def close(self) -> None:
         if self._file is not None:
@@ -236,7 +240,13 @@ class ClipLibrary:
         with self._reading():
             joints = self._joints[self._offsets[i]:self._offsets[i + 1]]
             self._check_joints(joints, i)
-            return Clip(joints=joints, **self.metadata(i))
+            return Clip(joints=joints, partners=self._read_partners(i), **self.metadata(i))
+
+    def _read_partners(self, i: int) -> np.ndarray | None:
+        """Clip i's partners (`Clip.partners`), None for a clip alone or a library without any."""
+        if self._partners is None:
+            return None
+        return self._partners.read(i, int(self._offsets[i + 1] - self._offsets[i]))
 
     def _check_joints(self, joints: np.ndarray, i: int) -> None:
         """fletcher32 catches a damaged chunk, this a chunk lost from the index (it would read as zeros)."""
@@ -261,7 +271,8 @@ class ClipLibrary:
         flat, offsets = self.read_all_joints()
         with self._reading():
             return [
-                Clip(joints=flat[offsets[i]:offsets[i + 1]], **self.metadata(i)) for i in range(len(self))
+                Clip(joints=flat[offsets[i]:offsets[i + 1]], partners=self._read_partners(i), **self.metadata(i))
+                for i in range(len(self))
             ]
 
     def __iter__(self) -> Iterator[Clip]:
@@ -399,6 +410,7 @@ class _ClipWriter:
     def finish(self) -> None:
         """Write what is buffered, then checksum `offsets` and every column (see `_read_checked`)."""
         self.flush()
+        finish_partners(self.h5)
         for name, ds in (("offsets", self.h5["offsets"]),
                          *((name, self.h5["clips"][name]) for name in (*COLUMNS, JOINTS_CRC))):
             if self.crcs is not None:
@@ -448,6 +460,7 @@ class _ClipWriter:
             array = np.array(column, dtype=object if name in TEXT_COLUMNS else ds.dtype)
             ds[first_clip:] = array
             self._checksum_more(name, array)
+        write_partners(self.h5, clips, first_clip)
 
 
 def stored_form(clip: Clip) -> Clip:

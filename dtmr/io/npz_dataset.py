@@ -23,7 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..data.clip import MAX_FPS, MIN_FPS, Clip
+from ..data.clip import MAX_FPS, MAX_PARTNERS, MIN_FPS, Clip
 from ..errors import InputError
 from ..skeleton import get_topology, topology_for_joint_count, topology_names
 from .int_labels import labels_as_int64
@@ -37,7 +37,7 @@ TEXTS = ("sample_name", "source_file")
 #: arrays that are not per-clip extra columns
 RESERVED = frozenset({
     "joints", "lengths", "joints_flat", "offsets", "fps", "topology", "joint_names", "parents", "action_names",
-    *LABELS, *TEXTS,
+    "partners_flat", "partner_offsets", *LABELS, *TEXTS,
 })
 _READ_ERRORS = (
     OSError, ValueError, EOFError, KeyError, IndexError, RuntimeError, NotImplementedError, MemoryError,
@@ -186,11 +186,13 @@ def _read_dataset(arrays: _ArchiveReader, path: str, topology: str | None) -> Np
         for name in sorted(arrays.names - RESERVED)
         if arrays.get(name).shape == (count,)
     }
+    partners = _partners(arrays, [len(j) for j in joints], num_joints, path)
     clips = []
     for i in range(count):
         try:
             clips.append(Clip(
                 joints=joints[i],
+                partners=partners[i],
                 topology=topo,
                 fps=float(fps[i]),
                 **{name: (None if column[i] < 0 else int(column[i])) for name, column in columns.items()},
@@ -201,6 +203,32 @@ def _read_dataset(arrays: _ArchiveReader, path: str, topology: str | None) -> Np
         except ValueError as exc:
             raise InputError(path, f"clip {i}: {exc}") from None
     return NpzDataset(path=path, topology=topo, clips=clips, action_names=_string_list(arrays, "action_names", path))
+
+
+def _partners(arrays: _ArchiveReader, lengths: list[int], num_joints: int, path: str) -> list[np.ndarray | None]:
+    """Per clip, its partners (P, T, J, 3) from `partners_flat` + `partner_offsets` (clip i's rows
+    `partner_offsets[i]:partner_offsets[i + 1]`, P x T of them, partner by partner), or None."""
+    if "partners_flat" not in arrays:
+        return [None] * len(lengths)
+    if "partner_offsets" not in arrays:
+        raise InputError(path, "'partners_flat' without 'partner_offsets'")
+    flat = arrays.get("partners_flat")
+    _check_joint_array(flat, 3, "partners_flat", path)
+    if flat.shape[1] != num_joints:
+        raise InputError(path, f"'partners_flat' has {flat.shape[1]} joints, the clips {num_joints}")
+    offsets = _int_array(arrays.get("partner_offsets"), "partner_offsets", path)
+    if offsets.shape != (len(lengths) + 1,) or offsets[0] != 0 or offsets[-1] != len(flat) or \
+            (np.diff(offsets) < 0).any():
+        raise InputError(path, f"'partner_offsets' must be {len(lengths) + 1} values not decreasing from 0 to "
+                               f"{len(flat)}")
+    out = []
+    for i, frames in enumerate(lengths):
+        rows = flat[offsets[i]:offsets[i + 1]]
+        if len(rows) % frames or len(rows) > MAX_PARTNERS * frames:
+            raise InputError(path, f"clip {i}: {len(rows)} partner rows are not at most {MAX_PARTNERS} partners "
+                                   f"of its {frames} frames")
+        out.append(rows.reshape(-1, frames, num_joints, 3) if len(rows) else None)
+    return out
 
 
 def _check_joint_array(array: np.ndarray, ndim: int, name: str, path: str) -> None:
@@ -304,7 +332,8 @@ def write_npz_dataset(path: str | Path, clips: list[Clip], action_names: list[st
     """Write clips in the ragged layout (with `topology`, `joint_names`, `parents`), atomically.
 
     Labels unknown for a clip are written as -1; `extra` keys become per-clip columns: integers when every
-    value is an integer, strings otherwise (a missing value is "").
+    value is an integer, strings otherwise (a missing value is ""). Partners of two-person clips go to
+    `partners_flat` + `partner_offsets` (written only when a clip has any).
     """
     if not clips:
         raise InputError(path, "no clips to write")
@@ -329,6 +358,11 @@ def write_npz_dataset(path: str | Path, clips: list[Clip], action_names: list[st
     arrays["fps"] = fps[:1].reshape(()) if (fps == fps[0]).all() else fps
     if action_names is not None:
         arrays["action_names"] = np.array(list(action_names), dtype=str)
+    if any(c.partners is not None for c in clips):  # two-person clips: their partners, ragged like the joints
+        rows = [np.zeros((0, topo.num_joints, 3), np.float32) if c.partners is None
+                else c.partners.reshape(-1, topo.num_joints, 3) for c in clips]
+        arrays["partners_flat"] = np.concatenate(rows).astype(np.float32)
+        arrays["partner_offsets"] = np.concatenate(([0], np.cumsum([len(r) for r in rows]))).astype(np.int64)
     for name in sorted({k for c in clips for k in c.extra}):
         if name in RESERVED:
             raise InputError(path, f"extra field {name!r} clashes with a data-set array of the same name")

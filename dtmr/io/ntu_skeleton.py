@@ -24,6 +24,7 @@ from ..data.clip import Clip
 from ..errors import InputError
 from .atomic import atomic_write
 from .bounded_read import read_bounded
+from .multi_body import partner_order
 
 JOINTS = 25
 JOINT_VALUES = 12  # x y z depthX depthY colorX colorY orientationW X Y Z trackingState
@@ -110,16 +111,21 @@ class SkeletonFile:
         """The clip of one body (the main actor by default) in the frames it appears in.
 
         A joint at exactly (0, 0, 0) is missing (NaN): Kinect camera space puts every real joint at z > 0.
-        Labels come from the file name `SsssCcccPpppRrrrAaaa`; other names give unknown labels.
+        Labels come from the file name `SsssCcccPpppRrrrAaaa`; other names give unknown labels. The body with
+        the most motion among the others (`dtmr.io.multi_body.partner_order`) is the clip's partner, in the
+        clip's frames (NaN where it is absent); `extra["partner_body_ids"]` names it.
         """
         if not self.bodies:
             raise InputError(self.path, "no body in any frame")
         body = self.bodies[self.main_body_id if body_id is None else body_id]
         joints = body.joints.astype(np.float32)
         joints[(body.joints == 0).all(axis=-1)] = np.nan
+        partners, partner_ids = self._partners(body)
         name = Path(self.path).stem if self.path else None
         labels = parse_ntu_name(name) if name else None
         extra = {"body_id": str(body.body_id)}
+        if partner_ids:
+            extra["partner_body_ids"] = ",".join(partner_ids)
         if labels:
             extra["setup"] = str(labels["setup"])
         return Clip(
@@ -133,7 +139,27 @@ class SkeletonFile:
             source_file=self.path,
             sample_name=name,
             extra=extra,
+            partners=partners,
         )
+
+    def _partners(self, main: SkeletonBody) -> tuple[np.ndarray | None, list[str]]:
+        """(P, n, 25, 3) partners of `main` in its n frames (NaN where absent or missing), and their body ids."""
+        ids = self.body_ids
+        motions = [b.motion for b in self.bodies.values()]
+        kept, names = [], []
+        for index in partner_order(motions, ids.index(main.body_id)):
+            other = self.bodies[ids[index]]
+            joints = np.full((main.num_frames, JOINTS, 3), np.nan, dtype=np.float32)
+            at = np.searchsorted(other.frames, main.frames)
+            at = np.minimum(at, other.num_frames - 1)
+            shared = other.frames[at] == main.frames
+            if not shared.any():
+                continue
+            joints[shared] = other.joints[at[shared]]
+            joints[(joints == 0).all(axis=-1)] = np.nan
+            kept.append(joints)
+            names.append(str(other.body_id))
+        return (np.stack(kept) if kept else None), names
 
 
 def parse_ntu_name(name: str) -> dict[str, int] | None:
@@ -331,11 +357,13 @@ def _group_bodies(ids: list[int], frames: np.ndarray, body_values: np.ndarray, j
 
 
 def skeleton_from_clip(clip: Clip, path: str | Path | None = None) -> SkeletonFile:
-    """A one-body `.skeleton` structure for an ntu25 clip.
+    """A `.skeleton` structure for an ntu25 clip: its person, then its partners (`Clip.partners`).
 
     Fields a `Clip` does not carry are 0, the body and joint tracking states are 2 (tracked), a NaN joint
     is written as (0, 0, 0) with tracking state 0. The body id is `extra["body_id"]` when it is an
-    integer (clips read from `.skeleton` files keep theirs), else 0.
+    integer (clips read from `.skeleton` files keep theirs), else 0; partners take the ids of
+    `extra["partner_body_ids"]` when those are distinct integers, else the next ids after the main one. A
+    partner is written in the frames where it has a joint (NaN frames: absent).
     """
     if clip.topology != "ntu25":
         raise InputError(
@@ -343,20 +371,47 @@ def skeleton_from_clip(clip: Clip, path: str | Path | None = None) -> SkeletonFi
             " (export it to .npz, or map it first with dtmr.skeleton.to_ntu25)"
         )
     n = clip.num_frames
-    missing = np.isnan(clip.joints).any(axis=-1)
-    joints = np.where(missing[..., None], 0.0, clip.joints.astype(np.float64))
+    body_id = clip.extra.get("body_id", "0")
+    main_id = int(body_id) if body_id.lstrip("-").isdigit() and _in_int64(int(body_id)) else 0
+    bodies = {main_id: _body(main_id, clip.joints, np.arange(n, dtype=np.int64))}
+    partners = [] if clip.partners is None else list(clip.partners)
+    for partner_id, partner in zip(_partner_ids(clip, main_id, len(partners)), partners):
+        frames = np.flatnonzero(~np.isnan(partner).all(axis=(1, 2)))
+        if len(frames):
+            bodies[partner_id] = _body(partner_id, partner[frames], frames)
+    return SkeletonFile(frame_count=n, bodies=bodies, path=None if path is None else str(path))
+
+
+def _in_int64(value: int) -> bool:
+    return _INT64[0] <= value <= _INT64[1]
+
+
+def _partner_ids(clip: Clip, main_id: int, count: int) -> list[int]:
+    """The partners' body ids: `extra["partner_body_ids"]` when it names `count` distinct integers other than
+    `main_id`, else main_id + 1, + 2, ... (main_id - 1, ... at the top of the int64 range)."""
+    named = [t for t in clip.extra.get("partner_body_ids", "").split(",") if t]
+    if len(named) == count and all(t.lstrip("-").isdigit() and _in_int64(int(t)) for t in named):
+        ids = [int(t) for t in named]
+        if len(set(ids)) == count and main_id not in ids:
+            return ids
+    step = 1 if main_id + count <= _INT64[1] else -1
+    return [main_id + step * (k + 1) for k in range(count)]
+
+
+def _body(body_id: int, joints: np.ndarray, frames: np.ndarray) -> SkeletonBody:
+    """A body of the writer: (n, 25, 3) joints (NaN: missing, written as 0 with tracking state 0) in `frames`."""
+    n = len(frames)
+    missing = np.isnan(joints).any(axis=-1)
     body_fields = np.zeros((n, len(BODY_FIELDS)), dtype=np.float64)
     body_fields[:, BODY_FIELDS.index("trackingState")] = TRACKED
-    body_id = clip.extra.get("body_id", "0")
-    body = SkeletonBody(
-        body_id=int(body_id) if body_id.lstrip("-").isdigit() else 0,
-        frames=np.arange(n, dtype=np.int64),
-        joints=joints,
+    return SkeletonBody(
+        body_id=body_id,
+        frames=frames,
+        joints=np.where(missing[..., None], 0.0, joints.astype(np.float64)),
         joint_fields=np.zeros((n, JOINTS, len(JOINT_FIELDS)), dtype=np.float64),
         tracking=np.where(missing, NOT_TRACKED, TRACKED).astype(np.int8),
         body_fields=body_fields,
     )
-    return SkeletonFile(frame_count=n, bodies={body.body_id: body}, path=None if path is None else str(path))
 
 
 _BODY_LINE = "%d" + " %.10G" * len(BODY_FIELDS)
@@ -403,7 +458,7 @@ def _check_body(body: SkeletonBody, frame_count: int) -> None:
 
 
 def write_skeleton_file(path: str | Path, data: SkeletonFile | Clip) -> None:
-    """Write a `SkeletonFile`, or an ntu25 `Clip` as a one-body file, atomically."""
+    """Write a `SkeletonFile`, or an ntu25 `Clip` (its person and its partners), atomically."""
     skeleton = data if isinstance(data, SkeletonFile) else skeleton_from_clip(data, path)
     text = format_skeleton(skeleton)
     with atomic_write(path) as tmp:

@@ -7,7 +7,7 @@ Layout (what PYSKL's `PoseDataset` and MMAction2's skeleton datasets read)::
      "annotations": [{"frame_dir": str, "label": int, "keypoint": (M, T, V, C) float32, "total_frames": int}]}
 
 3-D annotations (NTU's `ntu60_3danno.pkl`) carry no `img_shape` / `keypoint_score`; `keypoint` holds metres,
-one person here (M = 1). Written with pickle protocol 4, holding only dicts, lists, str, int and arrays.
+the clip's person and its partners here (M = 1, or 2 for a two-person clip). Written with pickle protocol 4, holding only dicts, lists, str, int and arrays.
 
 Arrays are pickled as `numpy.ndarray(shape, "<f4", bytearray)` rather than through NumPy's own reducer: NumPy
 2 pickles name `numpy._core.multiarray._reconstruct`, which NumPy < 1.26 (common in MMAction2 / PYSKL

@@ -7,7 +7,7 @@ annotations alone. The file is loaded by `dtmr.io.safe_pickle` (plain data and N
 `pickle.load`.
 
 Each annotation becomes one clip: its main actor (`dtmr.io.multi_body`, as for `.skeleton` files) in the frames
-that body is present in. 3-D (C = 3): a joint at exactly (0, 0, 0) is missing (NaN), as in the `.skeleton`
+that body is present in, with the body of most motion among the others as its partner (`Clip.partners`). 3-D (C = 3): a joint at exactly (0, 0, 0) is missing (NaN), as in the `.skeleton`
 reader (PYSKL's 3-D annotations are Kinect camera coordinates) and as `write_pyskl_pickle`'s exporter writes a
 missing joint. 2-D (C = 2) keypoints are not clips: `read_pyskl_2d` returns them for a lifter.
 
@@ -28,7 +28,7 @@ import numpy as np
 from ..data.clip import Clip
 from ..errors import InputError
 from ..skeleton import topology_for_joint_count
-from .multi_body import body_presence, main_body
+from .multi_body import aligned_partners, body_motions, body_presence, main_body
 from .ntu_skeleton import parse_ntu_name
 from .safe_pickle import load_data_pickle
 from .topology_arg import topology_with_joints
@@ -60,7 +60,8 @@ class Pose2D:
     `fields` are `Clip`'s keyword arguments but `joints` and `topology` (fps, labels, names, extra), so a
     lifted clip is `Clip(joints=lifted, topology="ntu25", **pose.fields)`."""
 
-    #: (T, V, 2) float32 in the file's units (pixels for PYSKL's HRNet files); a joint at (0, 0) is NaN
+    #: (T, V, 2) float32 in the file's units (pixels for PYSKL's HRNet files), T = every frame of the
+    #: annotation; a joint at (0, 0) and a frame without the main actor are NaN
     keypoints: np.ndarray
     #: (T, V) float32 confidences, or None when the file has no `keypoint_score`
     scores: np.ndarray | None
@@ -122,15 +123,20 @@ def read_pyskl_pickle(path: str | Path, topology: str | None = None) -> PysklDat
         m, present = _main(path, annotation)
         joints = _float32(bodies[m][present])
         joints[(bodies[m][present] == 0).all(axis=-1)] = np.nan
+        everyone = body_presence(bodies)
+        partners = aligned_partners(_float32(bodies), everyone, m, body_motions(bodies, everyone))
         try:
-            clips.append(Clip(joints=joints, topology=topo, **_fields(path, annotation, action, m, splits)))
+            clips.append(Clip(joints=joints, topology=topo, partners=partners,
+                              **_fields(path, annotation, action, m, splits)))
         except ValueError as exc:
             raise InputError(path, f"annotation {annotation.index} ({annotation.frame_dir}): {exc}") from None
     return PysklDataset(path=path, topology=topo, clips=clips)
 
 
 def read_pyskl_2d(path: str | Path, topology: str | None = None) -> PysklPoses2D:
-    """The main actor's 2-D keypoints of every annotation (topology `coco17` unless given)."""
+    """The main actor's 2-D keypoints of every annotation (topology `coco17` unless given), in all of its
+    `total_frames`: a frame without the main actor is NaN (scores 0), as the COCO JSON reader gives the same
+    detections, so a lifted pickle and a lifted JSON have the same frames."""
     path = str(path)
     annotations, splits = _read(path)
     if {a.keypoint.shape[3] for a in annotations} != {2}:
@@ -140,14 +146,16 @@ def read_pyskl_2d(path: str | Path, topology: str | None = None) -> PysklPoses2D
     poses = []
     for annotation, action in zip(annotations, actions):
         m, present = _main(path, annotation)
-        raw = annotation.keypoint[m][present]
+        raw = annotation.keypoint[m]
         keypoints = _float32(raw)
         if np.isinf(keypoints).any():
             raise InputError(path, f"annotation {annotation.index} ({annotation.frame_dir}): infinite keypoints")
         keypoints[(raw == 0).all(axis=-1)] = np.nan
+        keypoints[~present] = np.nan
         scores = None
         if annotation.scores is not None:
-            scores = _float32(annotation.scores[m][present])
+            scores = _float32(annotation.scores[m])
+            scores[~present] = 0
         poses.append(Pose2D(keypoints=keypoints, scores=scores, img_shape=annotation.img_shape,
                             fields=_fields(path, annotation, action, m, splits)))
     return PysklPoses2D(path=path, topology=topo, poses=poses)

@@ -32,7 +32,7 @@ import numpy as np
 
 from ..data.clip import Clip
 from ..errors import InputError
-from .multi_body import body_presence, main_body
+from .multi_body import aligned_partners, body_motions, body_presence, main_body
 from .topology_arg import topology_with_joints
 
 FORMAT = "sgn-npz"
@@ -218,8 +218,11 @@ def _clip(path: str, bodies: np.ndarray, i: int, part: str, action: int | None, 
         raise InputError(path, f"'x_{part}' row {i} is all zeros (no body in any frame)")
     with np.errstate(over="ignore", invalid="ignore"):  # beyond float32 becomes inf, which Clip refuses
         joints = bodies[m][present[m]].astype(np.float32)
+        # zeros are coordinates here (every frame is centred on a joint): only an absent partner is NaN
+        partners = aligned_partners(bodies.astype(np.float32), present, m, body_motions(bodies, present),
+                                    zero_is_missing=False)
     try:
         return Clip(joints=joints, topology=topo, fps=FPS, action=action, source_file=path,
-                    sample_name=f"{part}_{i:06d}", extra={"part": part, "body_index": str(m)})
+                    sample_name=f"{part}_{i:06d}", extra={"part": part, "body_index": str(m)}, partners=partners)
     except ValueError as exc:
         raise InputError(path, f"'x_{part}' row {i}: {exc}") from None

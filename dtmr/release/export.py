@@ -112,7 +112,8 @@ def _release_kind(source: ClipSource) -> tuple[bool, bool]:
 
 
 def _scrubbed(clips: list[Clip], library: str | Path) -> list[Clip]:
-    """Release clips with only what a release may say: id, action, view, repetition (when kept), fps, joints."""
+    """Release clips with only what a release may say: id, action, view, repetition (when kept), fps, joints.
+    Never partners: a release holds anonymized people only."""
     ids = [c.sample_name or "" for c in clips]
     if "" in ids or len(set(ids)) != len(ids):
         raise InputError(library, "is a release but its clip ids are missing or not unique")
@@ -158,8 +159,11 @@ def _write_pickle(output, clips: list[Clip], action_names, release: bool, splits
         [c.sample_name or f"clip{i:06d}" for i, c in enumerate(clips)])
     annotations = []
     for clip, name, action in zip(clips, names, actions.tolist()):
-        # (T, V, 3) -> (M=1, T, V, C=3); a missing joint is 0 there, as in PYSKL's own NTU annotations
-        keypoint = np.nan_to_num(clip.joints, nan=0.0)[None]
+        # (T, V, 3) -> (M, T, V, C=3): the clip's person, then its partners (M = 2 for NTU's two-person
+        # actions); a missing joint, and a partner absent from a frame, are 0 there, as in PYSKL's own NTU
+        # annotations
+        people = clip.joints[None] if clip.partners is None else np.concatenate([clip.joints[None], clip.partners])
+        keypoint = np.nan_to_num(people, nan=0.0)
         annotations.append(pyskl_annotation(name, action - base, keypoint))
     if release:
         members = {"release": names}

@@ -24,16 +24,22 @@ def write_coco_json(path: str | Path, clips: Clip | Sequence[Clip], camera: Came
                     image_size: tuple[int, int] = DEFAULT_IMAGE_SIZE) -> None:
     """Write clips as a COCO keypoint results list, projected through a pinhole `camera`, atomically.
 
-    One entry per clip per frame: `{"image_id": frame, "category_id": 1, "keypoints": [x, y, v] * 17,
-    "score": 1.0}` plus `"track_id": clip index` when several clips are written (they are people seen
-    together, in the same frames). Joints are matched to COCO-17 by name; a COCO joint the topology lacks,
-    a NaN joint and a joint behind the camera are written as (0, 0, 0), COCO's "not labelled"; the others
-    have v = 2. `camera` defaults to the render camera's "front" view (the sensor's own) fitted to all
-    clips, for an `image_size` (width, height) image.
+    One entry per person per frame: `{"image_id": frame, "category_id": 1, "keypoints": [x, y, v] * 17,
+    "score": 1.0}` plus `"track_id": person index` when several people are written (several clips, or a
+    clip with partners, after its own person: people seen together, in the same frames). Joints are matched
+    to COCO-17 by name; a COCO joint the topology lacks, a NaN joint and a joint behind the camera are
+    written as (0, 0, 0), COCO's "not labelled"; the others have v = 2. `camera` defaults to the render
+    camera's "front" view (the sensor's own) fitted to all clips, for an `image_size` (width, height) image.
+
+    Pixels are those of a photograph taken by that camera (x right, y down, as COCO's images): a performer
+    facing the camera has their left shoulder on the image's right. NTU RGB+D's `colorX` is the mirror image
+    of this (Kinect v2 colour frames are mirrored: there the performer's left is on the left), so an export of
+    an NTU clip matches its colour coordinates after x -> width - x (docs/io.md, "COCO-17 keypoint JSON").
     """
     clips = [clips] if isinstance(clips, Clip) else list(clips)
     if not clips:
         raise InputError(path, "no clips to write")
+    clips = [person for clip in clips for person in _people(clip)]
     check_count(len(clips), MAX_PEOPLE, "clips (people per frame)", str(path))
     width, height = image_size
     if not (width > 0 and height > 0):
@@ -51,6 +57,14 @@ def write_coco_json(path: str | Path, clips: Clip | Sequence[Clip], camera: Came
     text = json.dumps(results, allow_nan=False)
     with atomic_write(path) as tmp, open(tmp, "w", encoding="utf-8") as fh:
         fh.write(text)
+
+
+def _people(clip: Clip) -> list[Clip]:
+    """The clip and its partners (`Clip.partners`, a two-person capture's other person) as clips of their own:
+    people seen together, each written with its `track_id`."""
+    if clip.partners is None:
+        return [clip]
+    return [clip, *(Clip(joints=p, topology=clip.topology, fps=clip.fps) for p in clip.partners)]
 
 
 def _coco17_joints(clip: Clip, path) -> np.ndarray:
