@@ -99,7 +99,8 @@ def motion_angles(t: int) -> dict[str, tuple[float, float, float]]:
     swing = 25.0 * np.sin(phase)
     return {"pelvis": (0.0, 0.0, 5.0 * np.sin(phase)),
             "l_thigh": (0.0, swing, 0.0), "r_thigh": (0.0, -swing, 0.0),
-            "l_shin": (0.0, 15.0 + 15.0 * np.sin(phase + 1), 0.0), "r_shin": (0.0, 15.0 - 15.0 * np.sin(phase + 1), 0.0),
+            "l_shin": (0.0, 15.0 + 15.0 * np.sin(phase + 1), 0.0),
+            "r_shin": (0.0, 15.0 - 15.0 * np.sin(phase + 1), 0.0),
             "l_upper": (-70.0, -swing, 0.0), "r_upper": (70.0, swing, 0.0),
             "l_fore": (0.0, 0.0, -20.0), "r_fore": (0.0, 0.0, 20.0), "neck": (0.0, 10.0 * np.sin(phase), 0.0)}
 

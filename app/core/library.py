@@ -17,6 +17,7 @@ import numpy as np
 
 from dtmr.data.label_set import action_name_map
 from dtmr.io.clip_source import ClipSource
+from dtmr.io.import_options import ImportOptions
 from dtmr.io.sources import OPEN_PATTERNS
 
 from .audit_file import AuditInfo, default_audit_path, read_audit
@@ -35,6 +36,8 @@ class OpenRequest:
     path: Path
     #: a release key to open the release with (None: the one beside the release, if any)
     key: Path | None = None
+    #: the up axis, unit or joint map of a BVH file or pose array (File > Open with options…)
+    options: ImportOptions | None = None
 
 
 @dataclass(frozen=True)
@@ -49,6 +52,9 @@ class OpenedLibrary:
     audit: AuditInfo | None = None
     #: why the audit beside the release could not be used ("" when none was there or it was read)
     audit_error: str = ""
+    #: what the importer decided (a BVH rig, a unit, an up axis) and what it warns of (a body lying down)
+    import_notes: tuple[str, ...] = ()
+    import_warnings: tuple[str, ...] = ()
 
     @cached_property
     def risk(self) -> np.ndarray:
@@ -73,6 +79,7 @@ class OpenedLibrary:
 def open_library(request: OpenRequest | str | Path, token: CancelToken, progress: ProgressFn) -> OpenedLibrary:
     """The library job: open a path (or an `OpenRequest`) and read its metadata table (errors name the file)."""
     from dtmr.errors import DtmrError
+    from dtmr.io.import_notes import source_notes
     from dtmr.io.library import ClipLibrary
     from dtmr.io.sources import open_clip_source
     from dtmr.release.release import is_release, open_release
@@ -81,7 +88,8 @@ def open_library(request: OpenRequest | str | Path, token: CancelToken, progress
         request = OpenRequest(Path(request))
     path = Path(request.path)
     progress(0, 2, f"opening {path.name}")
-    source = open_clip_source(path)
+    source = open_clip_source(path, options=request.options)
+    notes, warnings = source_notes(source)
     release = isinstance(source, ClipLibrary) and is_release(source)
     key = None
     if request.key is not None and not release:
@@ -102,4 +110,4 @@ def open_library(request: OpenRequest | str | Path, token: CancelToken, progress
         except DtmrError as exc:
             audit_error = str(exc)
     progress(2, 2, f"{len(source)} clips")
-    return OpenedLibrary(path, source, table, release, key, audit, audit_error)
+    return OpenedLibrary(path, source, table, release, key, audit, audit_error, tuple(notes), tuple(warnings))

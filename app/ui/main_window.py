@@ -46,6 +46,7 @@ from .frame_coalescer import FrameCoalescer
 from .library_panel import LibraryPanel
 from .menus import SHORTCUTS, build_menus
 from .model_panel import ModelPanel
+from .open_options_dialog import OpenOptionsDialog
 from .playback_driver import PlaybackDriver
 from .predictions_panel import PredictionsPanel
 from .privacy_panel import PrivacyPanel
@@ -83,6 +84,8 @@ class MainWindow(QMainWindow):
         self.driver = PlaybackDriver(self.clock, self)
         self.coalescer = FrameCoalescer(self._render_frame, self)
         self.message_boxes: list[QMessageBox] = []
+        #: File > Open with options…, while it is shown
+        self.open_options: OpenOptionsDialog | None = None
 
         self.views = ViewsPanel(self.comparison)
         self.timeline = TimelinePanel(self.clock)
@@ -174,6 +177,7 @@ class MainWindow(QMainWindow):
 
         a.open_file.triggered.connect(self.open_file_dialog)
         a.open_folder.triggered.connect(self.open_folder_dialog)
+        a.open_with_options.triggered.connect(self.open_with_options_dialog)
         a.open_key.triggered.connect(self.open_key_dialog)
         a.open_audit.triggered.connect(self.open_audit_dialog)
         a.add_checkpoint.triggered.connect(self.add_checkpoint_dialog)
@@ -255,6 +259,24 @@ class MainWindow(QMainWindow):
         path, _ = QFileDialog.getOpenFileName(self, "Open clips", self.settings.get("last_dir"), OPEN_FILTER)
         if path:
             self.open_path(path)
+
+    def open_with_options_dialog(self) -> None:
+        """File > Open with options…: a BVH file or pose array with its up axis, unit or joint map (window-modal,
+        not blocking: `open_options` is the dialog while it is shown)."""
+        dialog = OpenOptionsDialog(self, self.settings.get("last_dir"))
+        self.open_options = dialog
+        dialog.accepted.connect(lambda: self._open_chosen(dialog))
+        dialog.finished.connect(lambda _result: self._open_options_closed(dialog))
+        dialog.open()
+
+    def _open_chosen(self, dialog: OpenOptionsDialog) -> None:
+        path, options = dialog.chosen()
+        self.controller.open_path(path, options=options)
+
+    def _open_options_closed(self, dialog: OpenOptionsDialog) -> None:
+        if self.open_options is dialog:
+            self.open_options = None
+        dialog.deleteLater()
 
     def open_folder_dialog(self) -> None:
         path = QFileDialog.getExistingDirectory(self, "Open a folder of .skeleton files or OpenPose frames",

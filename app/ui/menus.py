@@ -74,6 +74,7 @@ class MenuActions:
     clear_loop: QAction
     shortcuts_help: QAction
     about: QAction
+    open_with_options: QAction | None = None
 
 
 def _action(window: QMainWindow, menu: QMenu, text: str, *keys: str | QKeySequence.StandardKey,
@@ -99,6 +100,7 @@ def build_menus(window: QMainWindow) -> MenuActions:
     file_menu = bar.addMenu("&File")
     open_file = _action(window, file_menu, "&Open file…", QKeySequence.StandardKey.Open)
     open_folder = _action(window, file_menu, "Open &folder…", "Ctrl+Shift+O")
+    open_with_options = _action(window, file_menu, "Open with &options (up axis, unit)…")
     recent = file_menu.addMenu("Open &recent")
     open_key = _action(window, file_menu, "Open release &key…")
     open_audit = _action(window, file_menu, "Open &audit…")
@@ -155,4 +157,5 @@ def build_menus(window: QMainWindow) -> MenuActions:
     return MenuActions(open_file, open_folder, recent, open_key, open_audit, export, add_checkpoint, quit_action, link, presets, reset,
                        feet, overlay, screenshot, panels, reset_layout, play, previous_frame, next_frame, back_ten,
                        forward_ten, first, last, slower, faster, cycle, loop_modes, every_frame, go_to_frame,
-                       loop_start, loop_end, clear_loop, shortcuts_help, about)
+                       loop_start, loop_end, clear_loop, shortcuts_help, about,
+                       open_with_options)

@@ -19,6 +19,7 @@ import numpy as np
 from PySide6.QtCore import QObject, Signal
 
 from dtmr.data.label_set import LabelSet
+from dtmr.io.import_options import ImportOptions
 from dtmr.resources import MODELS_DIR, resource_path
 
 from ..core.checkpoints import CheckpointInfo, ModelCatalog
@@ -114,11 +115,13 @@ class StudioController(QObject):
         selection.pair_changed.connect(self._pair_changed)
 
     # --- requests from the UI --------------------------------------------------------------------
-    def open_path(self, path: str | Path, key: str | Path | None = None) -> None:
-        """Open a clip source; `key`: the release key to open a release with (else the one beside it)."""
+    def open_path(self, path: str | Path, key: str | Path | None = None,
+                  options: ImportOptions | None = None) -> None:
+        """Open a clip source; `key`: the release key to open a release with (else the one beside it); `options`:
+        the up axis, unit or joint map of a BVH file or pose array (File > Open with options…)."""
         path = Path(path)
         self.message.emit(f"Opening {path}…")
-        self._submit("library", OpenRequest(path, None if key is None else Path(key)))
+        self._submit("library", OpenRequest(path, None if key is None else Path(key), options))
 
     def set_audit(self, audit: AuditInfo) -> None:
         """Use `audit` (File ▸ Open audit…) for the open library: its risks and its worst attacker."""
@@ -224,7 +227,10 @@ class StudioController(QObject):
         self.library_opened.emit(library)
         if self.catalog_scanned:  # the model list marks the checkpoints trained on another data set
             self.catalog_changed.emit(ScanResult(self.catalog, self.devices))
-        self.message.emit(f"Opened {library.path.name}: {len(library.source)} clips{_release_note(library)}")
+        notes = "".join(f"; {note}" for note in library.import_notes)
+        self.message.emit(f"Opened {library.path.name}: {len(library.source)} clips{_release_note(library)}{notes}")
+        if library.import_warnings:
+            self.error.emit("\n".join(f"{library.path.name}: {w}" for w in library.import_warnings))
         if library.audit_error:
             self.error.emit(f"The audit beside the release was not used: {library.audit_error}")
         self.plausibility = PlausibilityColumn(len(library.source))

@@ -33,6 +33,7 @@ def register(subparsers) -> None:
     )
     info.add_argument("path", metavar="PATH")
     info.add_argument("--json", action="store_true", help="print a JSON object instead of a summary")
+    _add_import_options(info)
     info.set_defaults(func=run_info)
 
     imp = actions.add_parser(
@@ -47,6 +48,7 @@ def register(subparsers) -> None:
     imp.add_argument("--lift", action="store_true",
                      help="the inputs are 2-D COCO-17 keypoints (MMPose / OpenPose JSON, 2-D PYSKL pickles): lift "
                           "them to 3-D with the bundled lifter (docs/models.md, Lifter)")
+    _add_import_options(imp)
     imp.set_defaults(func=run_import)
 
     exp = actions.add_parser(
@@ -79,8 +81,42 @@ def register(subparsers) -> None:
 
 
 
+def _add_import_options(parser) -> None:
+    """--up, --units, --scale, --joint-map: for BVH files and 3-D pose arrays (docs/io.md); others ignore them."""
+    from ..io.body_size import UNITS
+    from ..io.up_axis import UP_CHOICES
+
+    group = parser.add_argument_group("BVH and 3-D pose arrays")
+    group.add_argument("--up", choices=UP_CHOICES, default="auto", metavar="AXIS",
+                       help="the file's up axis: x, y, z, -x, -y, -z (default auto: the format's convention unless "
+                            "the body stands along another axis)")
+    group.add_argument("--units", choices=tuple(UNITS), help="the file's unit (default: the one that makes the body "
+                       "0.8-2.5 m tall)")
+    group.add_argument("--scale", type=float, metavar="METRES_PER_UNIT", help="the file's unit in metres, "
+                       "instead of --units")
+    group.add_argument("--joint-map", metavar="FILE.json", help='BVH: {"BVH joint": "NTU-25 joint", ...} for a '
+                       "rig whose joints are not found by name or shape")
+
+
+def _import_options(args):
+    from ..io.import_options import ImportOptions
+
+    return ImportOptions(up=args.up, units=args.units, scale=args.scale, joint_map=args.joint_map)
+
+
+def _report_notes(source) -> None:
+    """The importer's decisions (rig, unit, up axis) and warnings, one line each on stderr."""
+    from ..io.import_notes import source_notes
+
+    notes, warnings = source_notes(source)
+    for note in notes:
+        print(f"{source.path}: {note}", file=sys.stderr)
+    for warning in warnings:
+        print(f"dtmr: warning: {source.path}: {warning}", file=sys.stderr)
+
+
 # -- info -----------------------------------------------------------------------------------------------
-def describe(path: str | Path) -> dict:
+def describe(path: str | Path, options=None) -> dict:
     """What `dtmr data info --json` prints: format, clips, topology, label sets, frames per clip, ..."""
     from ..io.clip_source import InMemoryClipSource
     from ..io.ntu_skeleton import read_skeleton_file
@@ -93,7 +129,8 @@ def describe(path: str | Path) -> dict:
         source = InMemoryClipSource(str(path), "ntu-skeleton", "ntu25", [skeleton.to_clip()])
     else:
         with Progress(f"reading {path}") as progress:
-            source = open_clip_source(path, progress=progress)
+            source = open_clip_source(path, progress=progress, options=options)
+        _report_notes(source)
     with closing(source):
         table = source.metadata_table()
         summary = {
@@ -154,7 +191,7 @@ def format_summary(summary: dict) -> str:
 
 
 def run_info(args) -> int:
-    summary = describe(args.path)
+    summary = describe(args.path, _import_options(args))
     print(json.dumps(summary, indent=1) if args.json else format_summary(summary))
     return 0
 
@@ -173,7 +210,7 @@ class _Input:
         return len(self.files) if self.files is not None else len(self.source)
 
 
-def _open_input(name: str, topology: str | None, lift: bool = False) -> _Input:
+def _open_input(name: str, topology: str | None, lift: bool = False, options=None) -> _Input:
     from ..io.sources import open_clip_source, skeleton_files
 
     path = Path(name)
@@ -191,7 +228,8 @@ def _open_input(name: str, topology: str | None, lift: bool = False) -> _Input:
         if topology not in (None, "ntu25"):
             raise InputError(path, f".skeleton files hold ntu25 joints, not {topology}")
         return _Input(path, "ntu25", files=files)
-    source = open_clip_source(path, topology)
+    source = open_clip_source(path, topology, options=options)
+    _report_notes(source)
     return _Input(path, source.topology, source=source)
 
 
@@ -216,6 +254,7 @@ def run_import(args) -> int:
     from ..io.outputs import check_output
 
     check_output(args.output, kind="clip-library", inputs=args.paths, overwrite=args.overwrite)
+    options = _import_options(args)
 
     inputs: list[_Input] = []
     progress = Progress(f"importing into {args.output}")
@@ -230,7 +269,7 @@ def run_import(args) -> int:
 
     try:
         for name in args.paths:
-            inputs.append(_open_input(name, args.topology, args.lift))
+            inputs.append(_open_input(name, args.topology, args.lift, options))
         action_names = _common_action_names(inputs)
         library = ClipLibrary.create(args.output, clips(), topology=args.topology, action_names=action_names)
     finally:
