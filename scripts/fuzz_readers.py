@@ -1,24 +1,29 @@
 """Give damaged files of every format to the readers and count what happens (issues 20 and 21).
 
-    python scripts/fuzz_readers.py [--variants 240] [--junk-2056 192] [--seed 20] [--limit 60]
-                                   [--hdf5-deadline 5] [--formats skeleton,npz,h5,bvh,json,pkl,sgn,npy]
+    python scripts/fuzz_readers.py [--variants 240] [--junk-2056 192] [--hostile 24] [--seed 20] [--limit 60]
+                                   [--hdf5-deadline 5] [--formats skeleton,npz,h5,bvh,json,pkl,sgn,npy,FAMILY...]
 
-For each format a small valid file is written (4 random ntu25 clips), then `--variants` damaged copies of
+For each format a small valid file is written (4 synthetic ntu25 clips), then `--variants` damaged copies of
 it, seeded: truncation, 1-3 flipped bytes, a block of zeros, 1-16 junk bytes at a random offset, and crafted
 files (wrong shapes and dtypes, NaN and huge values, huge declared sizes, missing or wrong attributes,
 checksums fixed up; for text formats a token replaced, a line deleted or repeated; for PYSKL pickles,
 malicious pickles that would create a marker file if they ran); for `.h5` also `--junk-2056` copies with
-1-16 junk bytes at offset 2056, the global heap holding the library's string attributes. Variants are
-written into a temporary folder only.
+1-16 junk bytes at offset 2056, the global heap holding the library's string attributes. Then `--hostile`
+variants of each hostile family of scripts/fuzz_hostile.py (issue 43: self-sharing pickles, shared keypoint
+arrays, huge shapes and labels, deep JSON and sidecars, non-finite BVH headers, FIFOs, devices, uint64 labels,
+MMPose files of empty frames), which must all be refused with one line. Variants are written into a
+temporary folder only.
 
 Each variant goes through `dtmr data info FILE --json` (`dtmr.cli.main`, in a child process that serves
 one variant after another), then, when accepted, `load_clips(FILE)`, with `--limit` seconds per variant.
 Classes: `error` (exit 2 and one line on stderr), `same` (accepted, the clips read are the original
-ones), `other` (accepted, other clips: a crafted file, or a text file whose numbers were changed),
+ones), `other` (accepted, other clips: a crafted file, or a text file whose numbers were changed; for a
+hostile family, accepted at all),
 `unclear` (another exit, or more than one line), `traceback`, `hang` (the child is killed and replaced).
 `--hdf5-deadline` is the library watchdog's deadline in the child (default 30 s in dtmr), shortened so
 that the run stays short. Prints a table; exits 1 on any traceback, unclear outcome, hang, damaged (not
-crafted) `.h5` bytes read as other clips (silent wrong data), or a pickle that ran code.
+crafted) `.h5` bytes read as other clips (silent wrong data), a hostile variant accepted, or a pickle that
+ran code.
 """
 
 from __future__ import annotations
@@ -43,6 +48,7 @@ from collections import Counter
 from pathlib import Path
 
 import numpy as np
+from fuzz_hostile import FAMILIES, remove
 
 CLASSES = ("error", "same", "other", "unclear", "traceback", "hang")
 FAILURES = ("unclear", "traceback", "hang")
@@ -54,11 +60,14 @@ MARKER = "PICKLE-RAN-CODE"
 
 # -- the valid files ------------------------------------------------------------------------------------
 def base_clips(seed: int):
+    """4 ntu25 clips of 8-39 frames: synthetic people (readers that check a body's size accept them)."""
     from dtmr.data.clip import Clip
+    from dtmr.data.synthetic import generate_clips
 
     rng = np.random.default_rng(seed)
+    bodies = generate_clips(subjects=4, actions=1, repetitions=1, seed=seed)
     return [
-        Clip(joints=(rng.normal(size=(int(rng.integers(8, 40)), 25, 3)) + [0, 0, 3]).astype(np.float32),
+        Clip(joints=np.ascontiguousarray(bodies[i].joints[:int(rng.integers(8, 40))], dtype=np.float32),
              topology="ntu25", subject=i + 1, action=i % 2 + 1, view=i % 3, repetition=1,
              sample_name=f"S001C00{i % 3 + 1}P00{i + 1}R001A00{i % 2 + 1}", extra={"k": str(i)} if i % 2 else {})
         for i in range(4)
@@ -291,7 +300,7 @@ CRAFT = {"skeleton": craft_skeleton, "npz": craft_npz, "h5": craft_h5, "bvh": cr
          "pkl": craft_pickle}
 #: formats damaged byte by byte only
 BYTES_ONLY = ("sgn", "npy")
-DEFAULT_FORMATS = (*CRAFT, *BYTES_ONLY)
+DEFAULT_FORMATS = (*CRAFT, *BYTES_ONLY, *FAMILIES)
 
 
 def make_variant(fmt: str, base: Path, out: Path, rng: random.Random) -> tuple[str, bool]:
@@ -321,18 +330,22 @@ def digest(path: str) -> str:
     return h.hexdigest()
 
 
-def classify(path: str, expected: str | None) -> tuple[str, str]:
-    """`dtmr data info PATH --json`, then (when accepted) every clip read: (class, detail)."""
+def classify(path: str, expected: str | None, command: list[str] | None = None) -> tuple[str, str]:
+    """`dtmr data info PATH --json` (or `command`, `{path}` replaced), then (when accepted) every clip read:
+    (class, detail). Another command that succeeds is `other`."""
     from dtmr.cli import main
     from dtmr.errors import DtmrError
 
     out, err = io.StringIO(), io.StringIO()
+    argv = [path if word == "{path}" else word for word in command or ["data", "info", "{path}", "--json"]]
     try:
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
             try:
-                code = main(["data", "info", path, "--json"])
+                code = main(argv)
             except SystemExit as exc:
                 code = exc.code
+            if code == 0 and command is not None:
+                return "other", "accepted"
             if code == 0:
                 try:
                     return ("same" if digest(path) == expected else "other"), ""
@@ -355,7 +368,7 @@ def serve(deadline: float) -> None:
     for line in sys.stdin:
         request = json.loads(line)
         try:
-            outcome = classify(request["path"], request["expected"])
+            outcome = classify(request["path"], request["expected"], request.get("command"))
         except BaseException:  # noqa: BLE001 - e.g. the original's digest failing
             outcome = ("traceback", traceback.format_exc(limit=-3).strip().splitlines()[-1])
         print(json.dumps({"class": outcome[0], "detail": outcome[1]}), flush=True)
@@ -375,9 +388,11 @@ class Child:
             self.lines.put(line)
         self.lines.put(None)
 
-    def run(self, path: Path, expected: str | None, limit: float) -> tuple[str, str] | None:
+    def run(self, path: Path, expected: str | None, limit: float,
+            command: list[str] | None = None) -> tuple[str, str] | None:
         """(class, detail), or None when no answer came within `limit` seconds (or the child died)."""
-        self.process.stdin.write(json.dumps({"path": str(path), "expected": expected}) + "\n")
+        request = {"path": str(path), "expected": expected, "command": command}
+        self.process.stdin.write(json.dumps(request) + "\n")
         self.process.stdin.flush()
         try:
             line = self.lines.get(timeout=limit)
@@ -397,12 +412,15 @@ class Child:
 
 # -- the run ----------------------------------------------------------------------------------------------
 def fuzz(formats: list[str], variants: int, junk_2056: int, seed: int, limit: float, deadline: float,
-         folder: Path) -> tuple[dict[str, Counter], list[str]]:
+         folder: Path, hostile: int = 24) -> tuple[dict[str, Counter], list[str]]:
     counts: dict[str, Counter] = {}
     problems: list[str] = []
     child = Child(deadline)
     try:
         for fmt in formats:
+            if fmt in FAMILIES:
+                child = fuzz_family(fmt, hostile, seed, limit, deadline, folder, child, counts, problems)
+                continue
             base = write_base(fmt.split("@")[0], folder, seed)
             expected = None if fmt == "json" else digest(str(base))  # 2-D keypoints: never clips
             rng = random.Random(f"{seed}-{fmt}")
@@ -430,6 +448,30 @@ def fuzz(formats: list[str], variants: int, junk_2056: int, seed: int, limit: fl
     return counts, problems
 
 
+def fuzz_family(name: str, variants: int, seed: int, limit: float, deadline: float, folder: Path, child: Child,
+                counts: dict[str, Counter], problems: list[str]) -> Child:
+    """`variants` hostile files of one family (scripts/fuzz_hostile.py), each of which must be refused with
+    one line; returns the child (a new one after a hang)."""
+    family, clip = FAMILIES[name], base_clips(seed)[0]
+    rng = random.Random(f"{seed}-{name}")
+    counts[name] = Counter()
+    for i in range(variants):
+        path, what = family.build(folder, i, rng, clip)
+        try:
+            result = child.run(path, None, limit, list(family.command))
+            if result is None:
+                child.stop()
+                child = Child(deadline)
+                result = ("hang", f"no answer within {limit:g} s")
+        finally:
+            remove(path)
+        kind, detail = result
+        counts[name][kind] += 1
+        if kind != "error":
+            problems.append(f"{name} #{i} ({what}): {'accepted' if kind in ('same', 'other') else kind} {detail}")
+    return child
+
+
 def table(counts: dict[str, Counter]) -> str:
     """Counts per class; `watchdog`: the errors that were the library watchdog's (reading did not finish)."""
     rows = ["| format | variants | " + " | ".join(CLASSES) + " | watchdog |", "|---" * (len(CLASSES) + 3) + "|"]
@@ -443,6 +485,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--variants", type=int, default=240, help="damaged copies per format (default 240)")
     parser.add_argument("--junk-2056", type=int, default=192, help="h5 copies with junk at offset 2056")
+    parser.add_argument("--hostile", type=int, default=24, help="variants per hostile family (default 24)")
     parser.add_argument("--seed", type=int, default=20)
     parser.add_argument("--limit", type=float, default=60.0, help="seconds per variant before it is a hang")
     parser.add_argument("--hdf5-deadline", type=float, default=5.0, help="the library watchdog's deadline")
@@ -457,10 +500,11 @@ def main(argv: list[str] | None = None) -> int:
     if unknown := set(formats) - set(DEFAULT_FORMATS):
         parser.error(f"unknown formats {sorted(unknown)}")
     if "h5" in formats and args.junk_2056:
-        formats.append("h5@2056")
+        first_family = next((k for k, f in enumerate(formats) if f in FAMILIES), len(formats))
+        formats.insert(first_family, "h5@2056")  # the damaged formats' rows first, then the hostile families
     with tempfile.TemporaryDirectory(prefix="dtmr-fuzz-") as tmp:
         counts, problems = fuzz(formats, args.variants, args.junk_2056, args.seed, args.limit,
-                                args.hdf5_deadline, Path(tmp))
+                                args.hdf5_deadline, Path(tmp), args.hostile)
     print(table(counts))
     for problem in problems:
         print(problem)

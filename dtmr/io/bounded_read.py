@@ -19,7 +19,10 @@ def read_bounded(path: str | Path, limit: int, what: str) -> bytes:
         if size > limit:
             raise InputError(path, f"file is {size} bytes, over the {limit}-byte limit for {what}")
         with open(path, "rb") as fh:
-            data = fh.read(limit + 1)
+            # a buffer of the file's size, not of the limit: read(limit + 1) allocates the whole limit first
+            data = fh.read(size + 1)
+            while len(data) <= limit and (more := fh.read(min(1 << 20, limit + 1 - len(data)))):
+                data += more
     except FileNotFoundError:
         raise InputError(path, "no such file") from None
     except IsADirectoryError:

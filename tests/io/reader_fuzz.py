@@ -35,3 +35,20 @@ def assert_clips_or_one_line_error(read, path, data: bytes) -> None:
         assert exc.path == str(path) and "\n" not in str(exc)
         return
     assert all(c.topology == "ntu25" and c.num_frames > 0 for c in dataset.clips)
+
+
+def hostile_families():
+    """scripts/fuzz_hostile.py (issue 43): the families of files built to exhaust a reader, each of which must
+    be refused with one line. Loaded from its file: scripts/ is not a package."""
+    import importlib.util
+    import sys
+    from pathlib import Path
+
+    if "fuzz_hostile" in sys.modules:
+        return sys.modules["fuzz_hostile"]
+    path = Path(__file__).resolve().parents[2] / "scripts" / "fuzz_hostile.py"
+    spec = importlib.util.spec_from_file_location("fuzz_hostile", path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["fuzz_hostile"] = module  # its dataclasses look their module up there
+    spec.loader.exec_module(module)
+    return module
