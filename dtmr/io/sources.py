@@ -46,7 +46,8 @@ OPEN_KINDS = (
 FORMAT_LABELS = {
     "ntu-skeleton": "NTU .skeleton", "npz": ".npz data set", "hdf5": "HDF5 clip library",
     "pose-npy": "3-D pose array", "mmpose-3d-json": "MMPose 3-D keypoint JSON", "coco-json": "COCO-17 keypoint JSON",
-    "bvh": "BVH motion capture", "c3d": "C3D motion capture", "pyskl-pickle": "PYSKL annotation pickle", "sgn-npz": "SGN / CTR-GCN arrays",
+    "bvh": "BVH motion capture", "c3d": "C3D motion capture", "pyskl-pickle": "PYSKL annotation pickle",
+    "sgn-npz": "SGN / CTR-GCN arrays",
 }
 #: the file name patterns of those kinds, for file dialogs
 OPEN_PATTERNS = ("*.skeleton", "*.npz", "*.pkl", "*.pickle", "*.npy", "*.json", "*.bvh", "*.c3d", "*.h5", "*.hdf5")
