@@ -97,5 +97,6 @@ def _size_problem(height: float) -> str:
         return "cannot measure the body (no frame with a whole leg and spine), so its unit cannot be told"
     options = ", ".join(f"{height * metres:.3g} m in {unit}" for unit, metres in UNITS.items())
     return (f"a body {height:.4g} units tall is no person's height in any unit ({options}): give its unit with "
-            "--units (m, cm, mm, in) or --scale METRES_PER_UNIT (CMU's ASF-derived BVH files: --scale 0.05644)")
+            "--units (m, cm, mm, in) or --scale METRES_PER_UNIT (a file kept in CMU's ASF unit, 1/0.45 inch: "
+            "--scale 0.05644)")
 
