@@ -56,6 +56,8 @@ FOOT_EXTENSION = 0.15
 #: the head joint of a structurally found rig: the last joint of the head's chain this many legs below its top
 HEAD_LENGTH_IN_LEGS = 0.1
 MAX_JOINT_MAP_BYTES = 2**20
+#: leg pairs tried per joint (most mirror-like first): bounds the search on a crafted tree of many pairs
+MAX_LEG_PAIRS = 8
 
 _SIDED = ("shoulder", "elbow", "wrist", "hip", "knee", "ankle", "foot")
 _LIMB_COMMON = {"arm": "shoulder", "forearm": "elbow", "hand": "wrist", "upleg": "hip", "leg": "knee",
@@ -178,7 +180,9 @@ class _Tree:
         return next(n for n in self.ancestors(b) if n in above)
 
     def is_below(self, node: int, top: int) -> bool:
-        return top in self.ancestors(node)
+        """`node` is `top` or one of its descendants: nodes are in file order (depth first), so a subtree is the
+        run of `size` nodes from its root."""
+        return top <= node < top + self.size[top]
 
     def chain(self, start: int) -> list[int]:
         """`start`, then the deepest child each step down to a leaf (End Sites included)."""
@@ -288,27 +292,18 @@ def _mirror_pairs(tree: _Tree, node: int) -> list[tuple[int, int]]:
 def _roles_from_structure(path, tree: _Tree) -> dict[str, int]:
     names = [n.name for n in tree.nodes if not n.end_site]
     problem = "no two legs (two mirror chains of 3 or more joints off one joint)"
+    pairs = {n: _mirror_pairs(tree, n) for n in range(len(tree.nodes))}
     for pelvis in range(len(tree.nodes)):
-        for legs in _mirror_pairs(tree, pelvis):
-            arms = _find_arms(tree, pelvis, legs)
-            if arms is None:
+        chests = [c for c in range(pelvis + 1, pelvis + tree.size[pelvis]) if pairs[c]]
+        for legs in pairs[pelvis][:MAX_LEG_PAIRS]:
+            chest = next((c for c in chests if not any(tree.is_below(c, leg) for leg in legs)), None)
+            if chest is None:
                 pair = ", ".join(tree.nodes[n].name for n in legs)
                 problem = f"one pair of limbs ({pair}), not two legs and two arms above them"
                 continue
-            return _limb_roles(path, tree, pelvis, legs, arms)
+            return _limb_roles(path, tree, pelvis, legs, (chest, pairs[chest][0]))
     raise InputError(path, f"its joints ({_listed(names)}) are neither those of a registered topology nor of a "
                            f"rig with known names, and the tree has {problem}: name them with --joint-map FILE.json")
-
-
-def _find_arms(tree: _Tree, pelvis: int, legs: tuple[int, int]) -> tuple[int, tuple[int, int]] | None:
-    """(chest, (arm, arm)): the first mirror pair strictly above the pelvis, outside the legs."""
-    for chest in range(pelvis + 1, len(tree.nodes)):
-        if not tree.is_below(chest, pelvis) or any(tree.is_below(chest, leg) for leg in legs):
-            continue
-        pairs = _mirror_pairs(tree, chest)
-        if pairs:
-            return chest, pairs[0]
-    return None
 
 
 def _limb_roles(path, tree: _Tree, pelvis: int, legs: tuple[int, int], arms_found) -> dict[str, int]:

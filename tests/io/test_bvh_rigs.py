@@ -8,6 +8,8 @@ import json
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from dtmr.errors import DtmrError, InputError
 from dtmr.io.bvh_reader import parse_bvh, read_bvh
@@ -238,3 +240,44 @@ def test_our_own_file_re_exported_with_position_channels_on_every_joint(tmp_path
 ])
 def test_names_split_into_side_and_base(name, side, base):
     assert split_side(name) == (side, base)
+
+
+@settings(max_examples=40, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(cut=st.integers(0, 6000), at=st.integers(0, 6000), junk=st.binary(max_size=8),
+       token=st.sampled_from(["", "nan", "1e999", "-", "{", "}", "JOINT", "End Site", "Left", "mixamorig:Hips",
+                              "CHANNELS 6", "0"]))
+def test_damaged_rig_files_give_clips_or_one_input_error(tmp_path, cut, at, junk, token):
+    good = tmp_path / "good.bvh"
+    if not good.exists():
+        write_rig_bvh(good, "mixamo", z_up=True, frames=4)
+    data = good.read_bytes()
+    at = at % len(data)
+    damaged = data[:at] + junk + token.encode() + data[at + len(junk):]
+    path = tmp_path / "d.bvh"
+    path.write_bytes(damaged[: max(cut, len(damaged) - cut)])
+    try:
+        source = read_bvh(path)
+    except InputError as exc:
+        assert str(exc).startswith(str(path)) and "\n" not in str(exc)
+    else:
+        assert np.isfinite(source.read(0).joints).all()
+
+
+def test_a_crafted_tree_of_many_limb_pairs_is_refused_quickly(tmp_path):
+    """960 joints and End Sites in mirror pairs and no humanoid among them: the structural search stays bounded."""
+    import time
+
+    def chain(name: str, x: float, depth: int) -> str:
+        if depth == 0:
+            return "End Site { OFFSET 0 -1 0 }"
+        return (f"JOINT {name}{depth} {{ OFFSET {x} -1 0 CHANNELS 3 Zrotation Xrotation Yrotation "
+                f"{chain(name, 0, depth - 1)} }}")
+
+    pairs = " ".join(chain(f"p{i}a", 1, 3) + " " + chain(f"p{i}b", -1, 3) for i in range(120))
+    text = (f"HIERARCHY ROOT r {{ OFFSET 0 0 0 CHANNELS 6 Xposition Yposition Zposition Zrotation Xrotation "
+            f"Yrotation {pairs} }}\nMOTION\nFrames: 1\nFrame Time: 0.1\n" + " ".join(["0"] * (6 + 120 * 2 * 9)) + "\n")
+    (tmp_path / "crafted.bvh").write_text(text)
+    start = time.perf_counter()
+    with pytest.raises(InputError, match="not two legs and two arms"):
+        read_bvh(tmp_path / "crafted.bvh")
+    assert time.perf_counter() - start < 10.0
