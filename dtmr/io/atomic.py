@@ -87,6 +87,12 @@ def atomic_write(path: str | Path, suffix: str | None = None) -> Iterator[Path]:
         with open(tmp_path, "rb") as fh:
             os.fsync(fh.fileno())
         os.replace(tmp_path, path)
+    except DiskFullError as exc:  # a writer of the temporary file (ClipLibrary.write) said so: name ours
+        if exc.path == str(tmp_path):
+            with contextlib.suppress(FileNotFoundError):
+                tmp_path.unlink()
+            raise DiskFullError(path) from None
+        raise
     except (OSError, RuntimeError) as exc:
         if is_disk_full(exc, tmp_path):
             with contextlib.suppress(FileNotFoundError):
