@@ -20,6 +20,7 @@ draw method each, so its results stay what they were:
 from __future__ import annotations
 
 import numpy as np
+import numpy.random  # noqa: F401 - numpy imports it at the first np.random use (0.1-0.2 s): here, not at a first draw
 
 from ..errors import DtmrError
 

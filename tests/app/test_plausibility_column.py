@@ -12,7 +12,7 @@ from studio_fakes import make_clip, settle
 
 import app.core.plausibility as plausibility_job
 from app.state.comparison import ViewKind
-from app.ui.clip_table import PLAUSIBILITY_COLUMN, SORT_ROLE
+from app.ui.clip_table import NOT_SCORED, PLAUSIBILITY_COLUMN
 from dtmr.io.npz_dataset import write_npz_dataset
 
 NAMES = ["wave", "march", "sway"]
@@ -113,7 +113,7 @@ def test_rows_show_an_ellipsis_and_sort_last_until_their_score_arrives(make_stud
                                                            [make_clip(s, 0, 40) for s in range(3)]))
     model = window.library_panel.model
     column = window.controller.plausibility
-    assert [model.index(r, PLAUSIBILITY_COLUMN).data(SORT_ROLE) for r in range(3)] == list(column.values)
+    assert list(model.sort_keys(PLAUSIBILITY_COLUMN)) == list(column.values)
     model.set_library(window.controller.library)  # as right after opening: nothing reported yet
     assert [model.index(r, PLAUSIBILITY_COLUMN).data() for r in range(3)] == ["…"] * 3
-    assert {model.index(r, PLAUSIBILITY_COLUMN).data(SORT_ROLE) for r in range(3)} == {-2.0}
+    assert set(model.sort_keys(PLAUSIBILITY_COLUMN)) == {NOT_SCORED}
