@@ -75,7 +75,7 @@ def _merge(args) -> int:
     for line in agreement.lines():
         print(line)
     if args.output is not None:
-        data = {"format": "dtmr-review-merge", "version": 1, "library": reviews[0].library.name,
+        data = {"format": "dtmr-review-merge", "version": 2, "library": reviews[0].library.name,
                 "annotators": list(agreement.annotators), "agreement": agreement.as_json(), "clips": merged}
         with atomic_write(args.output, ".json.tmp") as tmp:
             tmp.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")

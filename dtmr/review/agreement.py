@@ -16,6 +16,7 @@ from itertools import combinations
 import numpy as np
 
 from ..errors import DtmrError
+from .frames import to_numbers
 from .sidecar import VERDICTS, Review
 
 
@@ -92,7 +93,7 @@ def _kappa_text(kappa: float | None) -> str:
 
 def merge_reviews(reviews: list[Review]) -> tuple[dict[str, dict[str, dict]], Agreement]:
     """Several annotators' reviews of one library: clip key -> annotator -> that annotator's review (as
-    JSON), and their agreement. Raises DtmrError for reviews of different libraries or a repeated annotator."""
+    JSON, flags 1-based), and their agreement. Raises DtmrError for reviews of different libraries or a repeated annotator."""
     if len(reviews) < 2:
         raise DtmrError("merging needs at least two reviews")
     first = reviews[0].library
@@ -111,7 +112,7 @@ def merge_reviews(reviews: list[Review]) -> tuple[dict[str, dict[str, dict]], Ag
     for r in reviews:
         for key, c in r.clips.items():
             if not c.empty:
-                merged.setdefault(key, {})[r.annotator] = {"verdict": c.verdict, "flags": [list(f) for f in c.flags],
+                merged.setdefault(key, {})[r.annotator] = {"verdict": c.verdict, "flags": [list(to_numbers(f)) for f in c.flags],
                                                            "note": c.note, "tags": list(c.tags), "time": c.time}
     verdicts = [{k: c.verdict for k, c in r.clips.items() if c.verdict is not None} for r in reviews]
     pairs = []

@@ -9,19 +9,21 @@ from pathlib import Path
 
 from ..io.atomic import atomic_write
 from ..io.outputs import register_output_kind
+from .frames import to_numbers
 from .sidecar import Review
 
 COLUMNS = ("library", "annotator", "clip", "verdict", "flags", "note", "tags", "time")
 
 
 def review_rows(reviews: list[Review]) -> list[dict]:
-    """Every clip with a verdict, flag, note or tag; flags as `12-30;40-41`, tags joined by `;` in CSV."""
+    """Every clip with a verdict, flag, note or tag; flags as 1-based frame numbers (`[[13, 31]]`, in CSV
+    `13-31;41-42`), tags joined by `;` in CSV."""
     rows = []
     for r in reviews:
         for key, c in sorted(r.clips.items()):
             if not c.empty:
                 rows.append({"library": r.library.name, "annotator": r.annotator, "clip": key,
-                             "verdict": c.verdict or "", "flags": [list(f) for f in c.flags], "note": c.note,
+                             "verdict": c.verdict or "", "flags": [list(to_numbers(f)) for f in c.flags], "note": c.note,
                              "tags": list(c.tags), "time": c.time})
     return rows
 

@@ -3,6 +3,10 @@
 Clip keys must survive reopening the library: a clip is keyed by its sample name when every clip of the
 library has a distinct, non-empty name, otherwise by its index (`#12`). The library's fingerprint (file
 name, clip count, CRC-32 of the NUL-joined sample names) tells a review made on another library apart.
+
+Frames: in memory a flag is a 0-based frame index range (the clip's arrays, the Studio's clock); the file
+stores 1-based frame numbers from version 2 on, as the Studio's frame counter shows them (`frames`).
+Version 1 files, which stored 0-based indices, are read as they were meant.
 """
 
 from __future__ import annotations
@@ -17,9 +21,13 @@ from pathlib import Path
 from ..errors import InputError
 from ..io.atomic import atomic_write
 from ..io.bounded_tree import loads_json
+from .frames import to_numbers
+from .location import review_folder
 
 FORMAT = "dtmr-review"
-VERSION = 1
+VERSION = 2
+#: the first frame number a version's flags count from: version 1 wrote 0-based indices
+FRAME_BASE = {1: 0, 2: 1}
 VERDICTS = ("plausible", "implausible", "unsure")
 #: what `sidecar_path` puts between the library's file name and the annotator
 SIDECAR_INFIX = ".review."
@@ -40,7 +48,7 @@ class LibraryFingerprint:
 @dataclass(frozen=True)
 class ClipReview:
     verdict: str | None = None
-    #: inclusive frame ranges (start <= end), sorted
+    #: inclusive 0-based frame index ranges (start <= end), sorted; the file stores them 1-based
     flags: tuple[tuple[int, int], ...] = ()
     note: str = ""
     tags: tuple[str, ...] = ()
@@ -81,16 +89,28 @@ def annotator_slug(annotator: str) -> str:
     return slug or "anonymous"
 
 
-def sidecar_path(library_path: str | Path, annotator: str) -> Path:
-    """`clips.h5` -> `clips.h5.review.<annotator>.json`, beside it (a folder library: beside the folder)."""
-    library_path = Path(library_path)
-    return library_path.parent / f"{library_path.name}{SIDECAR_INFIX}{annotator_slug(annotator)}.json"
+def sidecar_name(library_path: str | Path, annotator: str) -> str:
+    """`clips.h5` -> `clips.h5.review.<annotator>.json`."""
+    return f"{Path(library_path).name}{SIDECAR_INFIX}{annotator_slug(annotator)}.json"
 
 
-def find_sidecars(library_path: str | Path) -> list[Path]:
-    """Every annotator's sidecar beside the library, sorted by name."""
+def sidecar_path(library_path: str | Path, annotator: str, data_dir: str | Path | None = None) -> Path:
+    """The annotator's sidecar of `library_path`: beside it (a folder library: beside the folder), or in the
+    user's data folder `data_dir` for a bundled or read-only library (`location.review_folder`)."""
+    return review_folder(library_path, data_dir) / sidecar_name(library_path, annotator)
+
+
+def sidecar_beside(library_path: str | Path, annotator: str) -> Path:
+    """The sidecar's place beside the library, where versions before issue 42 also wrote the reviews of bundled
+    and read-only libraries: read from there when `sidecar_path` holds none yet."""
+    return Path(library_path).absolute().parent / sidecar_name(library_path, annotator)
+
+
+def find_sidecars(library_path: str | Path, data_dir: str | Path | None = None) -> list[Path]:
+    """Every annotator's sidecar of the library (in `review_folder`), sorted by name."""
     library_path = Path(library_path)
-    return sorted(library_path.parent.glob(f"{glob_escape(library_path.name)}{SIDECAR_INFIX}*.json"))
+    folder = review_folder(library_path, data_dir)
+    return sorted(folder.glob(f"{glob_escape(library_path.name)}{SIDECAR_INFIX}*.json"))
 
 
 def glob_escape(name: str) -> str:
@@ -105,6 +125,7 @@ def write_review(path: str | Path, review: Review) -> None:
         "library": {"name": review.library.name, "clips": review.library.clips,
                     "names_crc32": review.library.names_crc32},
         "annotator": review.annotator,
+        "frames": "1-based",
         "clips": {key: _clip_json(c) for key, c in sorted(review.clips.items()) if not c.empty},
     }
     with atomic_write(path, ".json.tmp") as tmp:
@@ -112,8 +133,8 @@ def write_review(path: str | Path, review: Review) -> None:
 
 
 def _clip_json(c: ClipReview) -> dict:
-    return {"verdict": c.verdict, "flags": [list(f) for f in c.flags], "note": c.note, "tags": list(c.tags),
-            "time": c.time}
+    return {"verdict": c.verdict, "flags": [list(to_numbers(f)) for f in c.flags], "note": c.note,
+            "tags": list(c.tags), "time": c.time}
 
 
 def read_review(path: str | Path) -> Review:
@@ -129,15 +150,21 @@ def read_review(path: str | Path) -> Review:
         raise InputError(path, exc.strerror or str(exc)) from None
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise InputError(path, f"not a review sidecar (no \"format\": \"{FORMAT}\")")
-    if data.get("version") != VERSION:
-        raise InputError(path, f"review sidecar version {data.get('version')!r} is not supported (this dtmr reads {VERSION})")
+    version = data.get("version")
+    if isinstance(version, bool) or version not in FRAME_BASE:
+        raise InputError(path, f"review sidecar version {version!r} is not supported "
+                               f"(this dtmr reads {', '.join(map(str, FRAME_BASE))})")
+    base = FRAME_BASE[version]
+    if version >= 2 and data.get("frames", "1-based") != "1-based":
+        raise InputError(path, f"damaged review sidecar: \"frames\" is {data.get('frames')!r}, version {version} "
+                               "stores \"1-based\" frame numbers")
     try:
         lib = data["library"]
         library = LibraryFingerprint(str(lib["name"]), _int(lib["clips"]), _int(lib["names_crc32"]))
         annotator = data["annotator"]
         if not isinstance(annotator, str):
             raise TypeError("annotator must be a string")
-        clips = {str(k): _clip_review(v) for k, v in _dict(data["clips"]).items()}
+        clips = {str(k): _clip_review(v, base) for k, v in _dict(data["clips"]).items()}
     except KeyError as exc:
         raise InputError(path, f"damaged review sidecar: missing {exc.args[0]!r}") from None
     except (TypeError, ValueError) as exc:
@@ -157,7 +184,8 @@ def _int(value) -> int:
     return value
 
 
-def _clip_review(value) -> ClipReview:
+def _clip_review(value, base: int) -> ClipReview:
+    """One clip's review; its flags counted from frame `base` in the file, 0-based in memory."""
     value = _dict(value)
     verdict = value.get("verdict")
     if verdict is not None and verdict not in VERDICTS:
@@ -167,9 +195,9 @@ def _clip_review(value) -> ClipReview:
         if not (isinstance(flag, list) and len(flag) == 2):
             raise TypeError(f"flag {flag!r} is not a [start, end] pair")
         start, end = _int(flag[0]), _int(flag[1])
-        if not 0 <= start <= end:
-            raise ValueError(f"flag {flag!r} is not a frame range (0 <= start <= end)")
-        flags.append((start, end))
+        if not base <= start <= end:
+            raise ValueError(f"flag {flag!r} is not a frame range ({base} <= start <= end)")
+        flags.append((start - base, end - base))
     note, tags, time = value.get("note", ""), value.get("tags", []), value.get("time", "")
     if not isinstance(note, str) or not isinstance(time, str):
         raise TypeError("note and time must be strings")

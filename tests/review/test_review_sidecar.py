@@ -59,7 +59,9 @@ def test_round_trip_keeps_everything(tmp_path):
     assert back.library == LIB and back.annotator == "Ada"
     assert back.clips == {k: v for k, v in original.clips.items() if k != "d"}
     data = json.loads(path.read_text())
-    assert data["format"] == "dtmr-review" and data["version"] == 1 and data["clips"]["a"]["flags"] == [[12, 30], [40, 41]]
+    # in memory 0-based frame indices, in the file 1-based frame numbers (version 2, docs/review.md)
+    assert data["format"] == "dtmr-review" and data["version"] == 2 and data["frames"] == "1-based"
+    assert data["clips"]["a"]["flags"] == [[13, 31], [41, 42]]
 
 
 def test_save_is_atomic_a_failed_write_keeps_the_previous_file(tmp_path, monkeypatch):
@@ -148,7 +150,7 @@ def test_csv_and_json_export(tmp_path):
         rows = list(csv.DictReader(fh))
     assert [r["clip"] for r in rows] == ["a", "b"]
     assert rows[1] == {"library": "clips.h5", "annotator": "ada", "clip": "b", "verdict": "implausible",
-                       "flags": "1-5;9-9", "note": 'says "hi", twice', "tags": "knee;x", "time": "t"}
+                       "flags": "2-6;10-10", "note": 'says "hi", twice', "tags": "knee;x", "time": "t"}
     assert write_json(tmp_path / "out.json", [ada]) == 2
     data = json.loads((tmp_path / "out.json").read_text())
-    assert data[1]["flags"] == [[1, 5], [9, 9]] and data[1]["tags"] == ["knee", "x"]
+    assert data[1]["flags"] == [[2, 6], [10, 10]] and data[1]["tags"] == ["knee", "x"]
