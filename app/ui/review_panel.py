@@ -1,8 +1,12 @@
 """Review mode: the Review dock, its menu and its keys (`install_review`), over `app.state.review`.
 
 Keys (window-wide; a focused text field keeps its typed characters): 1 / 2 / 3 plausible / implausible /
-unsure, `[` / `]` a flag's first / last frame at the current frame, N / Shift+N the next / previous clip
-without a verdict in the table's order, M the note field (Enter saves the note and gives the keys back).
+unsure, 0 clears the verdict, `[` / `]` a flag's first / last frame at the current frame, N / Shift+N the
+next / previous clip without a verdict in the table's order, M the note field (Enter saves the note and
+leaves the focus in the review panel, never on the clip table hidden behind it), Ctrl+Z undoes the last
+review change. Frames are shown 1-based, as the frame counter shows them; the clip's flags are drawn on the
+timeline's slider. The verdict buttons show the stored verdict: a click gives that verdict (the active one
+stays), *Clear verdict* removes it.
 The annotator's name is asked once (a non-modal dialog, so it can be answered from the keyboard) and
 remembered in the Studio's settings (`review/annotator`).
 """
@@ -11,7 +15,7 @@ from __future__ import annotations
 
 import getpass
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
     QComboBox,
@@ -29,28 +33,41 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from dtmr.review import VERDICTS
+from dtmr.review import VERDICTS, flag_text
 
 from ..state.review import ReviewState
 
 ANNOTATOR_SETTING = "review/annotator"
 VERDICT_KEYS = dict(zip(VERDICTS, ("1", "2", "3")))
+CLEAR_KEY = "0"
+UNDO_KEY = "Ctrl+Z"
+#: a settings key naming another folder for the reviews of bundled or read-only libraries
+DATA_DIR_SETTING = "review/data_dir"
 #: the rows of Help ▸ Keyboard shortcuts and docs/studio.md that review mode adds
 REVIEW_SHORTCUTS = (
     ("1 / 2 / 3", "verdict: plausible / implausible / unsure"),
+    ("0", "clear the verdict"),
     ("[ / ]", "flag: first / last implausible frame (at the current frame)"),
     ("N / Shift+N", "next / previous clip without a verdict"),
     ("M", "write a note (Enter saves it)"),
+    ("Ctrl+Z", "undo the last review change (verdict, flag, note, tags)"),
 )
 FILTERS = (("All verdicts", None), ("Not reviewed", ""), *((v.capitalize(), v) for v in VERDICTS))
 
 
 class ReviewPanel(QWidget):
-    """Shows the current clip's review; edits go straight to the `ReviewState` (which saves them)."""
+    """Shows the current clip's review; edits go straight to the `ReviewState` (which saves them).
+
+    Signal: `verdict_clicked(str)`: a verdict button was clicked (the window gives the verdict, asking for the
+    annotator first if needed; the buttons then show the stored verdict)."""
+
+    verdict_clicked = Signal(str)
 
     def __init__(self, state: ReviewState, parent=None) -> None:
         super().__init__(parent)
         self.state = state
+        # takes the keyboard focus back from the note and tags fields, and on a click: the window's keys act
+        self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
         self.index: int | None = None
         self.annotator_label = QLabel()
         self.annotator_button = QPushButton("Change…")
@@ -61,8 +78,15 @@ class ReviewPanel(QWidget):
             button = QPushButton(f"{verdict.capitalize()} ({key})")
             button.setCheckable(True)
             button.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+            button.clicked.connect(lambda _c=False, v=verdict: self._verdict_clicked(v))
             self.verdict_buttons[verdict] = button
             verdict_row.addWidget(button)
+        self.clear_button = QPushButton(f"Clear verdict ({CLEAR_KEY})")
+        self.clear_button.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        self.undo_button = QPushButton(f"Undo ({UNDO_KEY})")
+        self.undo_button.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        self.saved_label = QLabel()
+        self.saved_label.setWordWrap(True)
         self.flags = QListWidget()
         self.flags.setMaximumHeight(90)
         self.remove_flag_button = QPushButton("Remove flag")
@@ -92,12 +116,17 @@ class ReviewPanel(QWidget):
         layout.addLayout(who)
         layout.addWidget(self.progress_label)
         layout.addLayout(verdict_row)
+        edits = QHBoxLayout()
+        edits.addWidget(self.clear_button)
+        edits.addWidget(self.undo_button)
+        layout.addLayout(edits)
         layout.addWidget(QLabel("Implausible frames ([ and ] at the current frame)"))
         layout.addWidget(self.flags)
         layout.addWidget(self.remove_flag_button)
         layout.addWidget(self.pending_label)
         layout.addLayout(form)
         layout.addLayout(moves)
+        layout.addWidget(self.saved_label)
         layout.addStretch(1)
 
         self.note.editingFinished.connect(self._note_edited)
@@ -122,19 +151,41 @@ class ReviewPanel(QWidget):
         clip = state.clip(self.index) if self.index is not None else None
         for verdict, button in self.verdict_buttons.items():
             button.setChecked(clip is not None and clip.verdict == verdict)
+        self.clear_button.setEnabled(enabled and clip is not None and clip.verdict is not None)
+        last = state.undo_stack[-1] if state.can_undo else None
+        self.undo_button.setEnabled(last is not None)
+        self.undo_button.setToolTip("Nothing to undo" if last is None else
+                                    f"Undo the last change: the {last.what} of clip {state.keys[last.index]}")
         self.flags.clear()
-        for start, end in clip.flags if clip is not None else ():
-            item = QListWidgetItem(f"frames {start}–{end}" if end > start else f"frame {start}")
-            item.setData(Qt.ItemDataRole.UserRole, (start, end))
+        for flag in clip.flags if clip is not None else ():
+            item = QListWidgetItem(flag_text(flag))
+            item.setData(Qt.ItemDataRole.UserRole, flag)
             self.flags.addItem(item)
         self.remove_flag_button.setEnabled(enabled and self.flags.count() > 0)
         pending = state.pending_start
-        self.pending_label.setText(f"Flag starts at frame {pending[1]}: press ] at its last frame"
+        self.pending_label.setText(f"Flag starts at frame {pending[1] + 1}: press ] at its last frame"
                                    if pending and pending[0] == self.index else "")
+        self._show_where_saved()
         for field, text in ((self.note, clip.note if clip else ""), (self.tags, ", ".join(clip.tags) if clip else "")):
             if not field.hasFocus() or field.text() == text:
                 field.setText(text)
             field.setEnabled(enabled)
+
+    def _show_where_saved(self) -> None:
+        path = self.state.path
+        if path is None:
+            self.saved_label.setText("")
+            self.saved_label.setToolTip("")
+        elif self.state.in_data_folder:
+            self.saved_label.setText("Saved in your data folder (this library is bundled or read-only)")
+            self.saved_label.setToolTip(str(path))
+        else:
+            self.saved_label.setText(f"Saved beside the library: {path.name}")
+            self.saved_label.setToolTip(str(path))
+
+    def _verdict_clicked(self, verdict: str) -> None:
+        self.verdict_clicked.emit(verdict)
+        self.refresh()  # a checkable button unchecks itself on a click: show what is stored
 
     def _note_edited(self) -> None:
         if self.index is not None and self.state.active:
@@ -155,7 +206,8 @@ class ReviewMode:
 
     def __init__(self, window) -> None:
         self.window = window
-        self.state = ReviewState()
+        data_dir = str(window.qsettings.value(DATA_DIR_SETTING, "") or "")
+        self.state = ReviewState(data_dir or None)
         self.panel = ReviewPanel(self.state)
         self.name_dialog: QInputDialog | None = None
         self._after_name: list = []
@@ -171,15 +223,21 @@ class ReviewMode:
 
         table = window.library_panel
         window.controller.library_opened.connect(self._library_opened)
-        window.selection.source_changed.connect(self.panel.show_clip)
+        window.selection.source_changed.connect(self._source_changed)
         self.state.reset.connect(lambda: table.model.set_verdicts(self.state.verdicts()))
+        self.state.reset.connect(self._show_flags)
         self.state.clip_changed.connect(self._clip_changed)
         self.state.message.connect(window.show_error)
         self.panel.filter.currentIndexChanged.connect(
             lambda _i: table.proxy.set_verdict_filter(self.panel.filter.currentData()))
         self.panel.annotator_button.clicked.connect(self.ask_annotator)
-        self.panel.note.returnPressed.connect(table.table.setFocus)
-        self.panel.tags.returnPressed.connect(table.table.setFocus)
+        # Enter leaves the keyboard in the review panel: the clip table may be hidden behind the Review tab,
+        # where ↓/↑ would switch the clip under review unseen
+        self.panel.note.returnPressed.connect(self.panel.setFocus)
+        self.panel.tags.returnPressed.connect(self.panel.setFocus)
+        self.panel.verdict_clicked.connect(self.give_verdict)
+        self.panel.clear_button.clicked.connect(self.clear_verdict)
+        self.panel.undo_button.clicked.connect(self.undo)
         self.panel.next_button.clicked.connect(lambda: self.move(1))
         self.panel.previous_button.clicked.connect(lambda: self.move(-1))
         name = str(window.qsettings.value(ANNOTATOR_SETTING, "") or "")
@@ -207,6 +265,8 @@ class ReviewMode:
 
         for verdict, key in VERDICT_KEYS.items():
             add(verdict, f"Verdict: {verdict}", key, lambda _c=False, v=verdict: self.give_verdict(v))
+        add("clear", "Clear the verdict", CLEAR_KEY, self.clear_verdict)
+        add("undo", "Undo the last review change", UNDO_KEY, self.undo)
         menu.addSeparator()
         add("flag_start", "Flag starts at this frame", "[", lambda: self._with_annotator(self._flag_start))
         add("flag_end", "Flag ends at this frame", "]", lambda: self._with_annotator(self._flag_end))
@@ -267,6 +327,20 @@ class ReviewMode:
 
         self._with_annotator(run)
 
+    def clear_verdict(self) -> None:
+        index = self.window.selection.source_index
+        if self.state.active and index is not None:
+            self.state.set_verdict(index, None)
+
+    def undo(self) -> None:
+        """Take back the last review change, whichever clip it was on; the status bar says what it was."""
+        entry = self.state.undo()
+        if entry is None:
+            self.window.status_label.setText("Nothing to undo in the review")
+            return
+        self.window.status_label.setText(f"Undone: the {entry.what} of clip {self.state.keys[entry.index]}")
+        self.panel.refresh()
+
     def _flag_start(self) -> None:
         index = self.window.selection.source_index
         if index is not None:
@@ -301,9 +375,21 @@ class ReviewMode:
         self.state.open_library(library.path, [""] * len(library.source) if names is None else names)
         self.panel.show_clip(self.window.selection.source_index)
 
+    def _source_changed(self, index: int | None) -> None:
+        self.panel.show_clip(index)
+        self._show_flags()
+
     def _clip_changed(self, index: int) -> None:
         self.window.library_panel.model.set_verdict(index, self.state.clip(index).verdict or "")
         self.panel.refresh()
+        if index == self.window.selection.source_index:
+            self._show_flags()
+
+    def _show_flags(self) -> None:
+        """The source clip's flags on the timeline (frames are the comparison's, which starts with the source)."""
+        index = self.window.selection.source_index
+        flags = () if index is None else self.state.clip(index).flags
+        self.window.timeline.show_marked_ranges(list(flags))
 
 
 def _login() -> str:

@@ -3,7 +3,8 @@ loop mode and the length policy.
 
 The widgets only drive the `PlaybackClock` and mirror its signals; the slider's value follows the clock
 with its own signals blocked, so a programmatic move never echoes back as a seek. Frames are shown and
-typed 1-based ("frame 1 / 40"), as the frame counter shows them; the clock counts from 0.
+typed 1-based ("frame 1 / 40"), as the frame counter shows them; the clock counts from 0. The review's
+flagged frame ranges of the source clip are drawn along the slider (`show_marked_ranges`).
 """
 
 from __future__ import annotations
@@ -17,7 +18,6 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QSizePolicy,
-    QSlider,
     QStyle,
     QToolButton,
     QVBoxLayout,
@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
 
 from ..state.comparison import LENGTH_POLICY
 from ..state.playback import SPEED_STEPS, LoopMode, PlaybackClock, format_speed
+from .marked_slider import MarkedSlider
 
 LOOP_LABELS = {LoopMode.ONCE: "Play once", LoopMode.LOOP: "Loop", LoopMode.BOUNCE: "Back-and-forth"}
 INVALID_STYLE = "QLineEdit { background: #ffd6d6; }"
@@ -56,7 +57,7 @@ class TimelinePanel(QWidget):
         self.forward_button = _tool(icon(QStyle.StandardPixmap.SP_MediaSeekForward), "Next frame (→ or .)",
                                     lambda: clock.step(1))
         self.end_button = _tool(icon(QStyle.StandardPixmap.SP_MediaSkipForward), "Last frame (End)", clock.end)
-        self.slider = QSlider(Qt.Orientation.Horizontal)
+        self.slider = MarkedSlider(Qt.Orientation.Horizontal)
         self.slider.setRange(0, 0)
         self.slider.setTracking(True)
         self.slider.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # arrow keys belong to the transport shortcuts
@@ -128,6 +129,10 @@ class TimelinePanel(QWidget):
         self.slider.setValue(frame)
         self.slider.blockSignals(False)
         self.frame_label.setText(f"frame {frame + 1} / {self.clock.num_frames}")
+
+    def show_marked_ranges(self, ranges) -> None:
+        """Draw these inclusive 0-based frame ranges (the source clip's review flags) along the slider."""
+        self.slider.set_marked(ranges)
 
     def go_to_typed_frame(self) -> None:
         """Enter in the frame box: jump there and give the keys back to the transport; else say why not."""
