@@ -17,10 +17,10 @@ from pathlib import Path
 
 import dtmr
 from dtmr.argtypes import parse_loss_weight
-from dtmr.data.splits import SPLITS, split_indices
-from dtmr.errors import DtmrError
+from dtmr.data.splits import SPLITS
 from dtmr.methods import NAIVE_RESIDUAL, display_name
 from dtmr.train.presets import MAX_BATCH, MAX_QUADRUPLETS, PRESETS, TRAINABLE_METHODS
+from dtmr.train.progress import parse_event_line
 
 #: `--model-option output_head=kinematic` (one of `dtmr.models.config.OUTPUT_HEADS`): root + bone directions on
 #: the reference's bone lengths, a body by construction; the paper's head predicts joint coordinates
@@ -30,27 +30,33 @@ DEFAULT_METHOD = TRAINABLE_METHODS[0]
 METHODS = {name: display_name(name) for name in TRAINABLE_METHODS}
 #: the file `dtmr train` keeps its resumable state in (`dtmr.train.loop.STATE_FILE`; that module loads torch)
 STATE_FILE = "train_state.pt"
-#: when a library fits several named splits (NTU fits both of its own; UI-PRMD's, which checks only that
-#: repetitions are 0-9, fits many sets), the first of these that fits is proposed
-SPLIT_PREFERENCE = ("ntu_cs", "ntu_cv", "nwucla", "synthetic", "uiprmd")
-
-
-def library_split(metadata) -> str | None:
-    """The named split (`dtmr.data.splits`) proposed for a library's metadata table: the first of
-    `SPLIT_PREFERENCE` that accepts it, None when none does."""
-    for name in SPLIT_PREFERENCE:
-        if name in SPLITS:
-            try:
-                split_indices(name, metadata)
-            except DtmrError:
-                continue
-            return name
-    return None
+#: the training event log `dtmr train` appends to in its output folder (`dtmr.cli.train_cmd.EVENTS_FILE`)
+EVENTS_FILE = "events.jsonl"
+#: how much of the event log's end is read to find its last event
+EVENTS_TAIL_BYTES = 64 * 1024
 
 
 def resumable(out: str | Path) -> bool:
-    """Whether `out` holds a run `dtmr train --resume` can continue."""
-    return bool(str(out).strip()) and (Path(out) / STATE_FILE).is_file()
+    """Whether `out` holds a run `dtmr train --resume` can continue: a training state, of a run that did not
+    finish (a finished run's state stays; resuming it would only write its release again)."""
+    return bool(str(out).strip()) and (Path(out) / STATE_FILE).is_file() and not run_finished(out)
+
+
+def run_finished(out: str | Path) -> bool:
+    """Whether the last run in `out` finished: the last event of its event log is "done"."""
+    path = Path(out) / EVENTS_FILE
+    try:
+        with open(path, "rb") as fh:
+            size = fh.seek(0, os.SEEK_END)
+            fh.seek(max(size - EVENTS_TAIL_BYTES, 0))
+            lines = fh.read().decode("utf-8", errors="replace").splitlines()
+    except OSError:
+        return False
+    for line in reversed(lines):
+        event = parse_event_line(line)
+        if event is not None:
+            return event.kind == "done"
+    return False
 
 
 @dataclass(frozen=True)

@@ -38,6 +38,13 @@ class TrainingProgress:
 
     def reset(self) -> None:
         self.curves: dict[int, StageCurves] = {}
+        self.checkpoints: list[str] = []
+        self.events = 0
+        self.reset_position()
+
+    def reset_position(self) -> None:
+        """Forget where a run was (stage, epoch, step, rate, ETA, done, error); keep its curves and checkpoints,
+        which a resumed run continues."""
         self.stage: int | None = None
         self.epoch: int | None = None
         self.epochs: int | None = None
@@ -47,8 +54,6 @@ class TrainingProgress:
         self.eta_s: float | None = None
         self.done = False
         self.error = ""
-        self.checkpoints: list[str] = []
-        self.events = 0
 
     def add(self, event: ProgressEvent) -> None:
         self.events += 1

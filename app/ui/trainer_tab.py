@@ -7,7 +7,13 @@ crash in training cannot take the Studio down. Its stdout carries JSON-line prog
 continues from it. Resume is enabled only when the output folder holds such a state; a cancel before the first
 epoch ended says that nothing was saved. When the process fails, its last error line is shown above the log.
 
-The data and split follow the library the Studio opens (`set_library`) until the user picks other data.
+The data and split follow the library the Studio opens (`set_library`) until the user picks other data; the
+split is the one of the library's layout (`dtmr.data.split_choice.choose_split`), with a line saying why and
+whether it can be used on these clips.
+
+The progress line (state, bar, samples/s and ETA) belongs to the run that is running: a cancel or a new
+start clears it. Resume is offered only for an output folder whose run did not finish. The loss legend is
+a list below each stage's plot (`LossLegend`), never over its curves; unticking a loss hides its curve.
 
 The form shows the library's defaults of the chosen preset (`dtmr.train.presets`) and passes only the
 settings the user changed from them, so `dtmr train` applies its own defaults; it is locked while a run runs.
@@ -41,6 +47,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from dtmr.data.split_choice import choose_split
 from dtmr.data.splits import SPLITS
 from dtmr.train.presets import (
     BASELINE,
@@ -67,11 +74,11 @@ from ..core.training_command import (
     METHODS,
     TrainingConfig,
     child_environment,
-    library_split,
     parse_loss_weights,
     training_command,
 )
 from ..state.training import TrainingProgress
+from .loss_legend import LossLegend
 
 KILL_AFTER_MS = 3000
 STAGES = (1, 2, 3)
@@ -128,6 +135,9 @@ class TrainerTab(QWidget):
         for name, split in SPLITS.items():
             self.split_box.addItem(name, name)
             self.split_box.setItemData(self.split_box.count() - 1, split.description, Qt.ItemDataRole.ToolTipRole)
+        #: why the split was proposed for the open library, and whether it can be used on its clips
+        self.split_note = QLabel()
+        self.split_note.setWordWrap(True)
         self.preset_box = QComboBox()
         for preset in PRESETS.values():
             self.preset_box.addItem(preset.name)
@@ -208,6 +218,7 @@ class TrainerTab(QWidget):
         form = QFormLayout()
         form.addRow("Data", data_row)
         form.addRow("Split", self.split_box)
+        form.addRow("", self.split_note)
         form.addRow("Method", self.method_box)
         form.addRow("Preset", self.preset_box)
         form.addRow("", self.defaults_label)
@@ -240,6 +251,8 @@ class TrainerTab(QWidget):
         self.bar = QProgressBar()
         self.rate_label = QLabel("")
         self.plots: dict[int, pg.PlotWidget] = {}
+        #: each stage's legend, below its plot: 24 loss names in stage 3 would cover the curves inside it
+        self.legends: dict[int, LossLegend] = {}
         self.curves: dict[tuple[int, str], pg.PlotDataItem] = {}
         # one stage's plot at a time, as wide as the pane: three side by side left ~70 px each
         self.plot_tabs = QTabWidget()
@@ -248,10 +261,18 @@ class TrainerTab(QWidget):
             plot.setLabel("bottom", "step")
             plot.setLabel("left", "loss")
             plot.setLogMode(y=False)
-            plot.addLegend(labelTextSize=LEGEND_TEXT, offset=(-10, 10), colCount=2)
             plot.setMinimumSize(*PLOT_MIN_SIZE)
+            legend = LossLegend(LEGEND_TEXT)
+            legend.visibility_changed.connect(lambda name, shown, s=stage: self._show_curve(s, name, shown))
+            page = QWidget()
+            page_layout = QVBoxLayout(page)
+            page_layout.setContentsMargins(0, 0, 0, 0)
+            page_layout.setSpacing(2)
+            page_layout.addWidget(plot, 1)
+            page_layout.addWidget(legend)
             self.plots[stage] = plot
-            self.plot_tabs.addTab(plot, f"stage {stage}")
+            self.legends[stage] = legend
+            self.plot_tabs.addTab(page, f"stage {stage}")
         self.log = QPlainTextEdit()
         self.log.setReadOnly(True)
         self.log.setMaximumBlockCount(MAX_LOG_LINES)
@@ -328,9 +349,12 @@ class TrainerTab(QWidget):
             return
         self._library_data = str(path)
         self.data_edit.setText(self._library_data)
-        split = library_split(metadata)
-        if split is not None:
-            self.split_box.setCurrentIndex(self.split_box.findData(split))
+        choice = choose_split(metadata)
+        if choice.split is not None:
+            self.split_box.setCurrentIndex(self.split_box.findData(choice.split))
+        note = choice.reason + (f". Not usable on these clips: {choice.problem}" if choice.problem else "")
+        self.split_note.setText(note)
+        self.split_note.setToolTip(note)
 
     def _browse_data(self) -> None:
         path, _ = QFileDialog.getOpenFileName(self, "Training data", self.data_edit.text(),
@@ -398,6 +422,9 @@ class TrainerTab(QWidget):
         if not resume:
             self.progress.reset()
             self._clear_curves()
+        else:
+            self.progress.reset_position()  # the curves continue; the counts are the new run's
+        self._clear_progress_line()
         self.parser = EventStreamParser()
         self._cancelling = False
         self._checkpoints_at_start = len(self.progress.checkpoints)
@@ -462,6 +489,8 @@ class TrainerTab(QWidget):
         self._stderr_rest(process)
         if self._cancelling:
             text = self._cancelled_text()
+            self.progress.reset_position()
+            self._clear_progress_line()
         elif exit_code == 0 and self.progress.done:
             text = "Done. “Load this model” compares with the trained checkpoint."
         else:
@@ -503,12 +532,21 @@ class TrainerTab(QWidget):
         self._update_resume()
 
     def _update_resume(self) -> None:
-        """Resume only when the output folder holds a run's state (`train_state.pt`) to continue."""
-        possible = commands.resumable(self.out_edit.text())
+        """Resume only when the output folder holds the state (`train_state.pt`) of a run that did not finish."""
+        out = self.out_edit.text().strip()
+        finished = (self.progress.done and self.run_config is not None and out
+                    and Path(out).absolute() == Path(self.run_config.out).absolute()) or commands.run_finished(out)
+        possible = not finished and commands.resumable(out)
         self.resume_button.setEnabled(not self.running and possible)
         self.resume_button.setToolTip(
             "Continue the run in the output folder from its last saved epoch (--resume)" if possible else
+            "Nothing to resume: the run in the output folder finished" if finished else
             f"Nothing to resume: the output folder holds no {commands.STATE_FILE} (no epoch of a run there ended)")
+
+    def _clear_progress_line(self) -> None:
+        """No counts, bar or ETA of a run that is not running."""
+        self.bar.reset()
+        self.rate_label.setText("")
 
     # --- display -------------------------------------------------------------------------------------
     def _event(self, event: ProgressEvent) -> None:
@@ -530,7 +568,7 @@ class TrainerTab(QWidget):
         rate = f"{p.samples_per_s:.1f} samples/s" if p.samples_per_s is not None else "— samples/s"
         self.rate_label.setText(f"{rate} · ETA {format_duration(p.eta_s)}")
         if event.kind == "stage" and event.stage in self.plots:
-            self.plot_tabs.setCurrentWidget(self.plots[event.stage])
+            self.plot_tabs.setCurrentIndex(STAGES.index(event.stage))
         if event.kind == "step" and event.stage in self.plots:
             self._draw_stage(event.stage)
 
@@ -542,15 +580,22 @@ class TrainerTab(QWidget):
         for i, (name, values) in enumerate(curves.losses.items()):
             key = (stage, name)
             if key not in self.curves:
-                pen = pg.mkPen(CURVE_COLOURS[i % len(CURVE_COLOURS)], width=2 if name == "total" else 1)
-                self.curves[key] = plot.plot([], [], pen=pen, name=name, connect="finite")
+                colour = _curve_colour(i)
+                pen = pg.mkPen(colour, width=2 if name == "total" else 1)
+                self.curves[key] = plot.plot([], [], pen=pen, connect="finite")
+                self.legends[stage].add(name, colour)
             self.curves[key].setData(curves.steps, values)
+
+    def _show_curve(self, stage: int, name: str, shown: bool) -> None:
+        curve = self.curves.get((stage, name))
+        if curve is not None:
+            curve.setVisible(shown)
 
     def _clear_curves(self) -> None:
         for plot in self.plots.values():
             plot.clear()
-            if plot.getPlotItem().legend is not None:
-                plot.getPlotItem().legend.clear()
+        for legend in self.legends.values():
+            legend.clear()
         self.curves.clear()
 
     def _append_log(self, line: str) -> None:
@@ -574,3 +619,10 @@ class TrainerTab(QWidget):
         path = self.trained_checkpoint()
         if path is not None:
             self.load_model_requested.emit(str(path))
+
+
+def _curve_colour(i: int) -> tuple[int, int, int]:
+    """The i-th loss's colour: the palette, then its colours darkened (stage 3 has 24 losses)."""
+    r, g, b = CURVE_COLOURS[i % len(CURVE_COLOURS)]
+    shade = 0.6 ** (i // len(CURVE_COLOURS))
+    return round(r * shade), round(g * shade), round(b * shade)

@@ -217,19 +217,22 @@ def test_loss_plots_fill_the_tab_at_the_default_window_size(make_studio, qtbot):
     trainer = window.trainer
     plot = trainer.plots[1]
     assert plot.width() >= 0.45 * trainer.width() and plot.height() >= 220, (plot.size(), trainer.size())
-    legend = plot.getPlotItem().legend
-    assert float(legend.opts["labelTextSize"].rstrip("pt")) >= 9
+    legend = trainer.legends[1]  # below the plot (issue 42: 24 entries inside it covered the curves)
+    assert legend.font().pointSizeF() >= 9
 
 
 def test_the_open_library_and_its_split_are_the_default_data(tab, tmp_path):
     import numpy as np
 
     tab.data_edit.setText("")
-    ntu = {"action": np.array([1, 2, 3, 55]), "subject": np.array([1, 3, 1, 3]), "view": np.array([1, 2, 3, 1])}
+    ntu = {"action": np.array([1, 2, 3, 55]), "subject": np.array([1, 3, 1, 3]), "view": np.array([1, 2, 3, 1]),
+           "sample_name": np.array(["S001C001P001R001A001", "S001C002P003R001A002", "S001C003P001R001A003",
+                                    "S001C001P003R001A055"])}
     tab.set_library(tmp_path / "ntu.h5", ntu)
     assert tab.data_edit.text() == str(tmp_path / "ntu.h5") and tab.split_box.currentData() == "ntu_cs"
     ucla = {"action": np.array([0, 1, 2]), "subject": np.array([0, 1, 2]), "view": np.array([0, 1, 2]),
-            "repetition": np.array([0, 0, 0])}
+            "repetition": np.array([0, 0, 0]),
+            "sample_name": np.array(["a01_s01_e00_v01", "a02_s02_e00_v02", "a03_s03_e00_v03"])}
     tab.set_library(tmp_path / "nwucla.npz", ucla)  # the next library replaces the previous one
     assert tab.data_edit.text() == str(tmp_path / "nwucla.npz") and tab.split_box.currentData() == "nwucla"
     tab.data_edit.setText(str(tmp_path / "mine.npz"))

@@ -126,18 +126,6 @@ def test_state_file_and_resumable_folders_are_those_of_dtmr_train(tmp_path):
     assert resumable(tmp_path)
 
 
-def test_library_split_proposes_the_split_that_fits():
-    import numpy as np
-
-    from app.core.training_command import library_split
-
-    ntu = {"action": np.array([1, 2, 55]), "subject": np.array([1, 3, 1]), "view": np.array([1, 2, 3])}
-    ucla = {"action": np.array([0, 1, 2]), "subject": np.array([0, 1, 2]), "view": np.array([0, 1, 2])}
-    synthetic = {"repetition": np.array([0, 1, 0, 1]), "view": np.array([1, 2, 3, 4])}
-    assert library_split(ntu) == "ntu_cs" and library_split(ucla) == "nwucla"
-    assert library_split(synthetic) == "synthetic" and library_split({"action": np.array([0])}) is None
-
-
 def test_method_is_passed_only_when_not_the_default(tmp_path):
     assert "--method" not in training_arguments(config(tmp_path))
     args = training_arguments(config(tmp_path, method="dmr"))
