@@ -218,11 +218,28 @@ def _roles_from_names(tree: _Tree) -> tuple[str, dict[str, int] | None]:
             elif side is not None:
                 continue
             roles.setdefault(role, i)
+        if "head_base" not in roles:
+            _head_by_structure(tree, roles)
         if _complete_and_consistent(tree, roles) and (best is None or known > best[0]):
             best = (known, rig, roles)
     if best is None:
         return "", None
     return best[1], best[2]
+
+
+def _head_by_structure(tree: _Tree, roles: dict[str, int]) -> None:
+    """The head of a rig whose limbs have known names but whose head has none (Rigify's `spine.006`): found as
+    the structural search finds it, above the joint both shoulders hang off."""
+    limbs = [f"{side}_{part}" for side in ("left", "right") for part in ("shoulder", "hip", "knee", "ankle")]
+    if any(r not in roles for r in limbs):
+        return
+    shoulders = roles["left_shoulder"], roles["right_shoulder"]
+    chest = tree.common_ancestor(*shoulders)
+    leg_length = np.mean([tree.length(roles[f"{side}_hip"], roles[f"{side}_knee"])
+                          + tree.length(roles[f"{side}_knee"], roles[f"{side}_ankle"]) for side in ("left", "right")])
+    head = _head_joints(tree, chest, shoulders, leg_length)
+    if head is not None:
+        roles["head_base"], roles["head_top"] = head
 
 
 def _complete_and_consistent(tree: _Tree, roles: dict[str, int]) -> bool:
@@ -311,16 +328,12 @@ def _limb_roles(path, tree: _Tree, pelvis: int, legs: tuple[int, int], arms_foun
     roles: dict[str, int] = {"spine_base": pelvis}
     leg_joints = [_long_bones(tree, tree.chain(leg)) for leg in legs]
     arm_joints = [_long_bones(tree, tree.chain(arm)) for arm in arms]
-    others = [c for c in tree.children[chest] if c not in arms and not tree.nodes[c].end_site]
-    if not others:
+    leg_length = np.mean([tree.length(j[0], j[1]) + tree.length(j[1], j[2]) for j in leg_joints])
+    head = _head_joints(tree, chest, arms, leg_length)
+    if head is None:
         raise InputError(path, "the tree has two legs and two arms but no head above the arms: name its joints "
                                "with --joint-map FILE.json")
-    head_chain = tree.chain(max(others, key=lambda c: tree.depth[c]))
-    leg_length = np.mean([tree.length(j[0], j[1]) + tree.length(j[1], j[2]) for j in leg_joints])
-    top = head_chain[-1]
-    base = next((n for n in reversed(head_chain) if tree.length(n, top) >= HEAD_LENGTH_IN_LEGS * leg_length),
-                head_chain[0])
-    roles["head_base"], roles["head_top"] = base, top
+    roles["head_base"], roles["head_top"] = head
     left_leg = _left_first(tree, leg_joints, roles)
     lateral = tree.rest[leg_joints[left_leg][0]] - tree.rest[leg_joints[1 - left_leg][0]]
     left_arm = _left_first(tree, arm_joints, roles, lateral)
@@ -330,6 +343,19 @@ def _limb_roles(path, tree: _Tree, pelvis: int, legs: tuple[int, int], arms_foun
             for part, node in zip(parts, joints[k]):
                 roles[f"{side}_{part}"] = node
     return roles
+
+
+def _head_joints(tree: _Tree, chest: int, arms, leg_length: float) -> tuple[int, int] | None:
+    """(head joint, head top) on the deepest branch of the chest that holds no arm: the top is the end of its
+    chain, the head joint the last point of the chain a tenth of a leg or more below it. None without one."""
+    others = [c for c in tree.children[chest]
+              if not tree.nodes[c].end_site and not any(tree.is_below(arm, c) for arm in arms)]
+    if not others:
+        return None
+    chain = tree.chain(max(others, key=lambda c: tree.depth[c]))
+    top = chain[-1]
+    base = next((n for n in reversed(chain) if tree.length(n, top) >= HEAD_LENGTH_IN_LEGS * leg_length), chain[0])
+    return base, top
 
 
 def _long_bones(tree: _Tree, chain: list[int]) -> list[int]:

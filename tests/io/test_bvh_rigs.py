@@ -281,3 +281,17 @@ def test_a_crafted_tree_of_many_limb_pairs_is_refused_quickly(tmp_path):
     with pytest.raises(InputError, match="not two legs and two arms"):
         read_bvh(tmp_path / "crafted.bvh")
     assert time.perf_counter() - start < 10.0
+
+
+def test_a_rigify_deform_rig_whose_head_has_no_head_name(tmp_path, monkeypatch, reference):
+    """Rigify's deform bones: `DEF-` prefixes, the neck and head named `spine.004` / `spine.006`; the limbs are
+    read by name, the head found above the shoulders as the structural search finds it."""
+    import rig_fixtures
+
+    names = {key: f"DEF-{name}" for key, name in rig_fixtures.RIG_NAMES["rigify"].items()}
+    names.update(pelvis="DEF-spine", spine_a="DEF-spine.001", spine_b="DEF-spine.002", chest="DEF-spine.003",
+                 neck="DEF-spine.004", head="DEF-spine.006")
+    monkeypatch.setitem(rig_fixtures.RIG_NAMES, "rigify-def", names)
+    clip = read_one(write_rig_bvh(tmp_path / "def.bvh", "rigify-def"))
+    assert clip.extra[NOTE].startswith("BVH rig: rigify;")
+    np.testing.assert_allclose(clip.joints, reference, atol=0.01 * MM)
