@@ -9,10 +9,12 @@ A rig's joints are found three ways, first that applies:
    `DEF-`/`ORG-` prefixes dropped), Unreal (`thigh_l`, `calf_l`, `ball_l`) and Unity humanoid (`LeftUpperLeg`).
    A name is split into a side (left/right as a word, `.L`/`_l` suffix, `L_` prefix, CMU's `LHipJoint`) and a
    base; the rig whose table knows the most of the file's names and finds every required joint on a consistent
-   tree wins.
-3. **Structure**: the legs are the deepest pair of mirror chains (same depth, at least 3 joints, offsets of the
-   same length) hanging off one joint, the pelvis; the arms the first such pair in the pelvis's other branches,
-   off the chest; the head the deepest other branch of the chest. Along a limb the hip, knee and ankle (shoulder,
+   tree wins. A rig whose limbs are named but whose head is not (Rigify's deform bones: `DEF-spine.006`) gets
+   its head as the structure finds it, above the joint both shoulders hang off.
+3. **Structure**: the legs are a pair of mirror chains (same depth, at least 3 joints, parent offsets of the
+   same length; same-size subtrees first) hanging off one joint, the pelvis, the first in file order that has
+   arms above it; the arms the first such pair below the pelvis outside the legs, off the chest; the head the
+   deepest other branch of the chest. Along a limb the hip, knee and ankle (shoulder,
    elbow, wrist) are the ends of the two longest consecutive bones; the joint after the ankle is the foot. Left
    and right come from the names when they say it, else from the rest pose: left = up x forward, forward
    being where the toes point (the file's +x without feet: the left side in both usual rest poses, facing +z

@@ -5,9 +5,11 @@ the *prior*. Files break it (Blender and motion-capture tools write z-up BVH; Me
 down), so the data gets a say: a standing person's head is above their feet. Per frame, the direction from the
 mid-ankles to the head names the axis it is closest to when within `UPRIGHT_ANGLE_DEG` of it. The prior is kept
 unless it is upright in fewer than `STRONG_FRACTION` of the frames while another axis is upright in at least
-that many: a body that lies down in most frames keeps its format's convention (the data cannot tell a person
-lying on the floor of a y-up file from a standing person in a z-up one). A clip still not upright in most frames
-after that gets a warning naming the option that fixes it.
+that many. The one assumption: the person stands (or sits) in most frames. A body lying along one axis for most
+of the clip is taken as standing along it, since the data cannot tell a person lying on the floor of a y-up file
+from a standing person in a z-up one (joint positions carry no gravity); such a clip needs its axis given. A
+clip still not upright in most frames after that (no axis holds it, or the axis given leaves it lying) gets a
+warning naming the option that fixes it.
 
 Joints of any registered topology are judged through their NTU-25 mapping (head, ankles).
 """
