@@ -342,8 +342,9 @@ class TrainerTab(QWidget):
                 self.adversary_lr_box, self.loss_weights_edit]
 
     def set_library(self, path: str | Path, metadata) -> None:
-        """The Studio opened a library: it becomes the training data (unless the user chose other data) and
-        its named split, when one fits (`library_split`), the split."""
+        """The Studio opened a library: it becomes the training data (unless the user chose other data) and the
+        split of its layout (`dtmr.data.split_choice.choose_split`) the split; `split_note` says why, and
+        whether that split can be used on these clips."""
         text = self.data_edit.text().strip()
         if self.running or text not in ("", self._library_data):
             return
