@@ -2,14 +2,14 @@
 
 `set_marked(ranges)` takes inclusive 0-based frame ranges; each is drawn as a band from half a frame before
 its first frame to half a frame after its last, at the slider's own value-to-pixel mapping, so a band sits
-exactly under the handle positions of the frames it covers. The handle is drawn over the bands.
+exactly under the handle positions of the frames it covers: over the groove, under the handle.
 """
 
 from __future__ import annotations
 
 from PySide6.QtCore import QRect
-from PySide6.QtGui import QColor, QPainter
-from PySide6.QtWidgets import QSlider, QStyle, QStyleOptionSlider
+from PySide6.QtGui import QColor
+from PySide6.QtWidgets import QSlider, QStyle, QStyleOptionSlider, QStylePainter
 
 
 class MarkedSlider(QSlider):
@@ -54,14 +54,20 @@ class MarkedSlider(QSlider):
         return spans
 
     def paintEvent(self, event) -> None:  # noqa: N802
-        spans = self.marked_spans()
-        if spans:
-            painter = QPainter(self)
-            top = (self.height() - self.BAND_HEIGHT) // 2
-            for left, right in spans:
-                painter.fillRect(QRect(left, top, max(right - left, 2), self.BAND_HEIGHT), self.FLAG_COLOUR)
-            painter.end()
-        super().paintEvent(event)
+        """The groove, then the bands over it, then the handle over them."""
+        painter = QStylePainter(self)
+        option = self._option()
+        option.subControls = QStyle.SubControl.SC_SliderGroove
+        painter.drawComplexControl(QStyle.ComplexControl.CC_Slider, option)
+        groove = self.style().subControlRect(QStyle.ComplexControl.CC_Slider, self._option(),
+                                             QStyle.SubControl.SC_SliderGroove, self)
+        top = groove.center().y() - self.BAND_HEIGHT // 2 + 1
+        for left, right in self.marked_spans():
+            painter.fillRect(QRect(left, top, max(right - left, 2), self.BAND_HEIGHT), self.FLAG_COLOUR)
+        option = self._option()
+        option.subControls = QStyle.SubControl.SC_SliderHandle | QStyle.SubControl.SC_SliderTickmarks
+        painter.drawComplexControl(QStyle.ComplexControl.CC_Slider, option)
+        painter.end()
 
     def _option(self) -> QStyleOptionSlider:
         option = QStyleOptionSlider()
