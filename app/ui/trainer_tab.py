@@ -138,6 +138,7 @@ class TrainerTab(QWidget):
         #: why the split was proposed for the open library, and whether it can be used on its clips
         self.split_note = QLabel()
         self.split_note.setWordWrap(True)
+        self.split_note.setVisible(False)  # shown once a library proposes its split
         self.preset_box = QComboBox()
         for preset in PRESETS.values():
             self.preset_box.addItem(preset.name)
@@ -356,6 +357,7 @@ class TrainerTab(QWidget):
         note = choice.reason + (f". Not usable on these clips: {choice.problem}" if choice.problem else "")
         self.split_note.setText(note)
         self.split_note.setToolTip(note)
+        self.split_note.setVisible(True)
 
     def _browse_data(self) -> None:
         path, _ = QFileDialog.getOpenFileName(self, "Training data", self.data_edit.text(),
