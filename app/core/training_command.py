@@ -17,7 +17,6 @@ from pathlib import Path
 
 import dtmr
 from dtmr.argtypes import parse_loss_weight
-from dtmr.data.splits import SPLITS
 from dtmr.methods import NAIVE_RESIDUAL, display_name
 from dtmr.train.presets import MAX_BATCH, MAX_QUADRUPLETS, PRESETS, TRAINABLE_METHODS
 from dtmr.train.progress import parse_event_line

@@ -6,8 +6,7 @@ from __future__ import annotations
 
 import json
 
-from PySide6.QtCore import QPoint, Qt
-from PySide6.QtWidgets import QApplication
+from PySide6.QtCore import Qt
 from review_helpers import open_reviewing, press, write_library
 
 from app.ui.clip_table import VERDICT_COLUMN
