@@ -3,7 +3,8 @@
 `dtmr-studio [PATH]` is `app.main:main`. The Studio's Trainer tab starts a run as
 `sys.executable -m dtmr train ...`, or `sys.executable -m torch.distributed.run ... -m dtmr train ...` on
 several GPUs, whose workers are started as `sys.executable -u -m dtmr ...`; every library open starts the
-HDF5 probe as `sys.executable -m dtmr.io.hdf5_probe`. In a frozen build
+HDF5 probe as `sys.executable -m dtmr.io.hdf5_probe`, and every C3D file is read by `sys.executable -m
+dtmr.io.c3d_child` (dtmr/io/c3d_file.py). In a frozen build
 `sys.executable` is this program, so it also serves exactly those `python [-u] -m MODULE ARGS` calls.
 """
 
@@ -13,8 +14,9 @@ import multiprocessing
 import runpy
 import sys
 
-#: the modules this program runs the way `python -m MODULE` does (the HDF5 probe: dtmr/io/hdf5_watchdog.py)
-RUNNABLE_MODULES = ("dtmr", "torch.distributed.run", "dtmr.io.hdf5_probe")
+#: the modules this program runs the way `python -m MODULE` does (the HDF5 probe: dtmr/io/hdf5_watchdog.py; the
+#: C3D reader's child: dtmr/io/c3d_file.py)
+RUNNABLE_MODULES = ("dtmr", "torch.distributed.run", "dtmr.io.hdf5_probe", "dtmr.io.c3d_child")
 
 
 def module_invocation(argv: list[str]) -> tuple[str, list[str], bool] | None:

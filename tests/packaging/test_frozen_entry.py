@@ -24,6 +24,7 @@ _spec.loader.exec_module(studio_entry)
     (["library.h5"], None),
     (["--self-test", "out.png"], None),
     (["-m", "dtmr.io.hdf5_probe"], ("dtmr.io.hdf5_probe", [], False)),
+    (["-m", "dtmr.io.c3d_child", "a.c3d", "o.npz"], ("dtmr.io.c3d_child", ["a.c3d", "o.npz"], False)),
     (["-m", "os"], None),  # only the modules the Studio starts
     (["-m"], None),
 ])
@@ -51,3 +52,22 @@ def test_both_frozen_programs_serve_the_hdf5_probe(entry):
                           check=False, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["ready", "done"]
+
+
+@pytest.mark.parametrize("entry", ["studio_entry.py", "dtmr_entry.py"])
+def test_both_frozen_programs_serve_the_c3d_child(entry, tmp_path):
+    """dtmr/io/c3d_file.py starts `sys.executable -m dtmr.io.c3d_child IN OUT` in a frozen build (issue 45)."""
+    ezc3d = pytest.importorskip("ezc3d")
+    import numpy as np
+
+    c3d = ezc3d.c3d()
+    c3d["parameters"]["POINT"]["RATE"]["value"] = [100.0]
+    c3d["parameters"]["POINT"]["LABELS"]["value"] = ("LASI",)
+    c3d["data"]["points"] = np.ones((4, 1, 3))
+    c3d.write(str(tmp_path / "one.c3d"))
+    done = subprocess.run([sys.executable, str(REPO / "packaging" / entry), "-m", "dtmr.io.c3d_child",
+                           str(tmp_path / "one.c3d"), str(tmp_path / "out.npz")], cwd=REPO, check=False,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr + done.stdout
+    with np.load(tmp_path / "out.npz") as saved:
+        assert saved["points"].shape == (3, 1, 3) and saved["labels"].tolist() == ["LASI"]
