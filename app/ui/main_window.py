@@ -68,7 +68,7 @@ LOOP_ORDER = (LoopMode.ONCE, LoopMode.LOOP, LoopMode.BOUNCE)
 
 class MainWindow(QMainWindow):
     def __init__(self, qsettings: QSettings, retargeting=None, recognition=None, models_dir: Path | None = None,
-                 parent=None, attribution=None) -> None:
+                 parent=None, attribution=None, plausibility=None) -> None:
         super().__init__(parent)
         self.setWindowTitle("DTMR Studio")
         self.setAcceptDrops(True)
@@ -80,7 +80,8 @@ class MainWindow(QMainWindow):
         self.comparison = Comparison()
         self.privacy = PrivacyState()
         self.controller = StudioController(self.selection, self.comparison, self.clock, self.settings,
-                                           retargeting, recognition, models_dir, self, attribution, self.privacy)
+                                           retargeting, recognition, models_dir, self, attribution, self.privacy,
+                                           plausibility=plausibility)
         self.driver = PlaybackDriver(self.clock, self)
         self.coalescer = FrameCoalescer(self._render_frame, self)
         self.message_boxes: list[QMessageBox] = []

@@ -26,7 +26,7 @@ from ..core.checkpoints import CheckpointInfo, ModelCatalog
 from ..core.audit_file import AuditInfo
 from ..core.library import OpenedLibrary, OpenRequest, open_library
 from ..core.model_scan import ScanRequest, ScanResult, scan_models
-from ..core.plausibility import PlausibilityColumn, PlausibilityRequest, score_library
+from ..core.plausibility import ChunkScorer, PlausibilityColumn, PlausibilityJob, PlausibilityRequest
 from ..core.privacy import AttackerFile, AttributionRequest, AttributionResult, PrivacyAttribution, SubjectRecognizer
 from ..core.recognition import Recognition, RecognitionRequest, RecognitionResult, TaskProbabilities
 from ..core.retargeting import NO_MODEL_MESSAGE, RetargetRequest, RetargetResult, Retargeting
@@ -58,7 +58,7 @@ class StudioController(QObject):
     def __init__(self, selection: Selection, comparison: Comparison, clock: PlaybackClock,
                  settings: SettingsModel, retargeting=None, recognition=None,
                  models_dir: Path | None = None, parent: QObject | None = None, attribution=None,
-                 privacy: PrivacyState | None = None) -> None:
+                 privacy: PrivacyState | None = None, plausibility=None) -> None:
         super().__init__(parent)
         self.selection = selection
         self.comparison = comparison
@@ -96,7 +96,10 @@ class StudioController(QObject):
             "recognition": JobThread(recognition or ProcessJob(Recognition, "recognition", preload=MODEL_MODULES),
                                      "recognition", self),
             "attribution": JobThread(attribution or PrivacyAttribution(), "attribution", self),
-            "plausibility": JobThread(score_library, "plausibility scorer", self),
+            # its scoring runs in a child process too: NumPy on small arrays holds the GIL between calls
+            "plausibility": JobThread(PlausibilityJob(plausibility or ProcessJob(ChunkScorer, "plausibility scorer",
+                                                                                 threads=1)),
+                                      "plausibility scorer", self),
         }
         #: the column the latest plausibility job fills (None before a library opened)
         self.plausibility: PlausibilityColumn | None = None

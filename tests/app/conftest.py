@@ -18,6 +18,7 @@ from dtmr.io.npz_dataset import write_npz_dataset
 
 QCoreApplication.setAttribute(Qt.ApplicationAttribute.AA_ShareOpenGLContexts)
 
+from app.core.plausibility import ChunkScorer  # noqa: E402
 from app.core.recognition import Recognition  # noqa: E402
 from app.core.retargeting import Retargeting  # noqa: E402
 from app.workers.gui_thread_gc import install_gui_thread_gc  # noqa: E402
@@ -98,8 +99,9 @@ def fakes():
 
 @pytest.fixture
 def make_studio(qtbot, tmp_path, fakes):
-    """make_studio(models_dir=None, ..., attribution=None) -> a shown MainWindow using the fakes (`attribution`:
-    the Privacy panel's job); closed after the test.
+    """make_studio(models_dir=None, ..., attribution=None, scoring_process=False) -> a shown MainWindow using the
+    fakes (`attribution`: the Privacy panel's job; `scoring_process`: plausibility scored in the Studio's child
+    process, not in its worker thread); closed after the test.
 
     Without `models_dir` the models folder holds what a release bundles, as fake checkpoints: the two
     DisentangledTMR ones (β = 0.2 and β = 1), no recognizers.
@@ -108,7 +110,8 @@ def make_studio(qtbot, tmp_path, fakes):
 
     windows = []
 
-    def make(models_dir: Path | None = None, settings_file: Path | None = None, size=(1300, 850), attribution=None):
+    def make(models_dir: Path | None = None, settings_file: Path | None = None, size=(1300, 850), attribution=None,
+             scoring_process: bool = False):
         if models_dir is None:
             models_dir = tmp_path / "bundled-models"
             models_dir.mkdir(exist_ok=True)
@@ -121,6 +124,8 @@ def make_studio(qtbot, tmp_path, fakes):
             recognition=Recognition(load=fakes.load_recognizer),
             models_dir=models_dir,
             attribution=attribution,
+            # in-process scoring unless the test is about the Studio's own child process
+            plausibility=None if scoring_process else ChunkScorer(),
         )
         if size is not None:
             window.resize(*size)

@@ -7,12 +7,14 @@ import time
 from pathlib import Path
 
 import numpy as np
+import pytest
 from PySide6.QtCore import Qt
 from studio_fakes import make_clip, settle
 
 import app.core.plausibility as plausibility_job
 from app.state.comparison import ViewKind
 from app.ui.clip_table import NOT_SCORED, PLAUSIBILITY_COLUMN
+from app.workers.process_job import ProcessJob
 from dtmr.io.npz_dataset import write_npz_dataset
 
 NAMES = ["wave", "march", "sway"]
@@ -50,11 +52,16 @@ def cells(window):
              proxy.index(r, PLAUSIBILITY_COLUMN).data(Qt.ItemDataRole.ToolTipRole)) for r in range(proxy.rowCount())]
 
 
-def test_opening_a_library_scores_every_clip_and_sorts_the_worst_first(make_studio, qtbot, tmp_path):
+@pytest.mark.parametrize("scoring_process", [False, True], ids=["in the worker", "in the child process"])
+def test_opening_a_library_scores_every_clip_and_sorts_the_worst_first(make_studio, qtbot, tmp_path,
+                                                                       scoring_process):
     clips = [make_clip(s, a, 40) for s in range(3) for a in range(2)]
     clips[3] = stretched(clips[3])
     clips.append(without_joints(make_clip(4, 0, 40)))
-    window = open_studio(make_studio, qtbot, write_library(tmp_path / "lib.npz", clips))
+    window = open_studio(lambda: make_studio(scoring_process=scoring_process), qtbot,
+                         write_library(tmp_path / "lib.npz", clips))
+    if scoring_process:
+        assert isinstance(window.controller.threads["plausibility"]._job.score, ProcessJob)
 
     rows = {name: (text, tip) for name, text, tip in cells(window)}
     assert len(rows) == len(clips)
@@ -80,14 +87,15 @@ def test_opening_another_library_cancels_the_running_scores(make_studio, qtbot, 
     window = open_studio(make_studio, qtbot, second)
     expected = [window.library_panel.model.index(r, PLAUSIBILITY_COLUMN).data() for r in range(len(second_clips))]
 
-    real = plausibility_job.score_clip
+    real = plausibility_job.read_clip
 
     def slow(source, index):
         if Path(source.path).name == "first.npz":
             time.sleep(0.1)
         return real(source, index)
 
-    monkeypatch.setattr(plausibility_job, "score_clip", slow)
+    monkeypatch.setattr(plausibility_job, "read_clip", slow)
+    monkeypatch.setattr(plausibility_job, "CHUNK", 2)  # several chunks in the first library: a cancel between them
     seen = []
     window.controller.plausibility_scored.connect(lambda column: seen.append(column))
     cancelled = []
