@@ -35,23 +35,26 @@ def register(subparsers) -> None:
 
 def _register_studio(whats) -> None:
     parser = whats.add_parser(
-        "studio", help="Studio: time to update the three 3-D views for one frame; longest UI stall during inference",
+        "studio", help="Studio: time to update the three 3-D views for one frame; longest UI stall during inference "
+                       "and while a library opens",
         description="Runs the Studio's benchmark, python -m app.bench (see its --help for the defaults).",
     )
     parser.add_argument("--json", action="store_true", help="print the results as one JSON object")
     parser.add_argument("--frames", type=int, metavar="N", help="frames timed")
     parser.add_argument("--seconds", type=float, metavar="S", help="seconds of inference for the stall measurement")
     parser.add_argument("--runs", type=int, metavar="N", help="inference runs to complete for the stall measurement")
+    parser.add_argument("--open", metavar="PATH", help="the library the opening stall is measured on")
+    parser.add_argument("--open-clips", type=int, metavar="N", help="clips of the synthetic library opened without --open")
     parser.set_defaults(func=run_studio)
 
 
 def studio_arguments(args) -> list[str]:
     """The options given to `dtmr bench studio`, as `python -m app.bench` takes them."""
     out = ["--json"] if args.json else []
-    for name in ("frames", "seconds", "runs"):
+    for name in ("frames", "seconds", "runs", "open", "open_clips"):
         value = getattr(args, name)
         if value is not None:
-            out += [f"--{name}", str(value)]
+            out += [f"--{name.replace('_', '-')}", str(value)]
     return out
 
 

@@ -147,12 +147,14 @@ def test_bench_studio_json_with_the_bundled_model(tmp_path):
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join([str(REPO), env.get("PYTHONPATH", "")])
     env["DTMR_RESOURCES"] = str(resources(tmp_path, 0.2, 1.0))
-    done = subprocess.run([sys.executable, "-m", "dtmr", "bench", "studio", "--json", "--frames", "20", "--seconds", "1"],
+    done = subprocess.run([sys.executable, "-m", "dtmr", "bench", "studio", "--json", "--frames", "20", "--seconds", "1",
+                           "--open-clips", "100"],
                           env=env, capture_output=True, text=True, timeout=300, check=False)
     assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout.strip().splitlines()[-1])
     assert result["joints"] == 25 and result["views"] == 3 and result["frames_timed"] == 20
     assert 0 < result["frame_update_ms"] < 1000 and 0 <= result["max_stall_ms"] < 5000
+    assert result["open_clips"] == 100 and 0 <= result["open_max_stall_ms"] < 5000
     assert result["inference_runs"] >= 2 and result["model"].startswith("DisentangledTMR β=0.2 small (dtmr_tiny_beta0.2.pt)")
 
 
