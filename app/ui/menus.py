@@ -5,7 +5,7 @@ returns them in a dataclass; the main window connects them. `SHORTCUTS` is the t
 Help ▸ Keyboard shortcuts and in docs/studio.md. View ▸ Panels lists every dock of the window, those added
 after the menus too (it is filled each time it opens), with the dock's own show/hide action
 (`QDockWidget.toggleViewAction`), so a closed dock comes back from there.
-Keys kept free for review mode: 1, 2, 3, [, ], N and Shift+N.
+Keys kept free for review mode: 1, 2, 3, 0, [, ], N, Shift+N and Ctrl+Z.
 """
 
 from __future__ import annotations
