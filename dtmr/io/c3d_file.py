@@ -12,7 +12,6 @@ from __future__ import annotations
 import os
 import struct
 import subprocess
-import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,6 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import InputError
+from .child_script import child_command
 
 #: C3D files of a session are tens of MB; a 2 GiB file would be a day of 100-marker capture
 MAX_FILE_BYTES = 2 << 30
@@ -110,11 +110,7 @@ def _check_header(path: str) -> int:
 
 
 def _child_command() -> list[str]:
-    """The child runs as a script (no `dtmr` import to pay for); a frozen build has no script files."""
-    if getattr(sys, "frozen", False):
-        return [sys.executable, "-m", "dtmr.io.c3d_child"]
-    child = str(Path(__file__).with_name("c3d_child.py"))
-    return [sys.executable, "-c", f"import runpy, sys; sys.path.pop(0); runpy.run_path({child!r}, run_name='__main__')"]
+    return child_command("c3d_child")
 
 
 def _run_child(path: str, out: str) -> None:

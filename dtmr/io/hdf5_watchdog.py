@@ -24,13 +24,13 @@ import json
 import os
 import queue
 import subprocess
-import sys
 import threading
 import time
 from collections import OrderedDict
 from pathlib import Path
 
 from ..errors import DtmrError, InputError
+from .child_script import child_command
 
 #: seconds the child may take to read one file (healthy files take milliseconds; a hang never ends)
 DEADLINE_S = 30.0
@@ -97,15 +97,7 @@ class _Child:
 
 
 def _command() -> list[str]:
-    """How to start the child. The probe file is run as a script, not as `-m dtmr.io.hdf5_probe`: importing
-    the `dtmr` package would add about 0.1 s to the start. The working folder is taken off `sys.path` first
-    (the script's own folder is never put on it by `run_path`). A frozen build has no script files: its
-    executable runs the module."""
-    if getattr(sys, "frozen", False):
-        return [sys.executable, "-m", "dtmr.io.hdf5_probe"]
-    probe = str(Path(__file__).with_name("hdf5_probe.py"))
-    return [sys.executable, "-c",
-            f"import runpy, sys; sys.path.pop(0); runpy.run_path({probe!r}, run_name='__main__')"]
+    return child_command("hdf5_probe")
 
 
 _child: _Child | None = None
