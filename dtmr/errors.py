@@ -22,5 +22,10 @@ class InputError(DtmrError):
         super().__init__(f"{where}: {message}")
 
 
+class NeedsLiftingError(InputError):
+    """The file holds 2-D keypoints: they become clips only once lifted to 3-D (`dtmr.lift.sources.open_lifted`,
+    `dtmr data import --lift`; the Studio lifts them when it opens the file)."""
+
+
 class CheckpointError(InputError):
     """A checkpoint that cannot be loaded safely or does not describe a model we know."""

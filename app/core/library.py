@@ -1,6 +1,7 @@
 """Opening a clip source (every kind `dtmr.io.sources.open_clip_source` reads) for the Studio.
 
-A release (`dtmr anonymize` output, `dtmr.release.is_release`) opens with its key when one is given or
+A file of 2-D keypoints (COCO JSON, COCO dataset files, OpenPose, 2-D PYSKL pickles) is lifted to 3-D by the
+bundled lifter, as `dtmr data import --lift` does; the import note says so. A release (`dtmr anonymize` output, `dtmr.release.is_release`) opens with its key when one is given or
 lies beside it (`released.key.json`): the clips then carry their source subjects (`KeyedRelease`). Its
 audit is read from the audit's default folder (`released.audit/audit.json`) when there is one; a broken
 audit does not stop the release from opening (`audit_error` says why it was not used).
@@ -78,7 +79,7 @@ class OpenedLibrary:
 
 def open_library(request: OpenRequest | str | Path, token: CancelToken, progress: ProgressFn) -> OpenedLibrary:
     """The library job: open a path (or an `OpenRequest`) and read its metadata table (errors name the file)."""
-    from dtmr.errors import DtmrError
+    from dtmr.errors import DtmrError, NeedsLiftingError
     from dtmr.io.import_notes import source_notes
     from dtmr.io.library import ClipLibrary
     from dtmr.io.sources import open_clip_source
@@ -88,7 +89,13 @@ def open_library(request: OpenRequest | str | Path, token: CancelToken, progress
         request = OpenRequest(Path(request))
     path = Path(request.path)
     progress(0, 2, f"opening {path.name}")
-    source = open_clip_source(path, options=request.options)
+    try:
+        source = open_clip_source(path, options=request.options)
+    except NeedsLiftingError:  # 2-D keypoints: shown as the bundled lifter's 3-D guess, which the notes say
+        from dtmr.lift.sources import open_lifted
+
+        progress(0, 2, f"lifting the 2-D keypoints of {path.name} to 3-D")
+        source = open_lifted(path)
     notes, warnings = source_notes(source)
     release = isinstance(source, ClipLibrary) and is_release(source)
     key = None

@@ -28,7 +28,7 @@ from pathlib import Path
 import numpy as np
 
 from ..data.clip import Clip
-from ..errors import InputError
+from ..errors import InputError, NeedsLiftingError
 from ..skeleton import COCO17
 from .bounded_read import read_bounded
 from .coco_dataset import ImageSequence, dataset_sequences, is_coco_dataset
@@ -162,9 +162,10 @@ def read_coco_json(path: str | Path, topology: str | None = None,
     path = str(path)
     if topology not in (None, COCO17.name):
         raise InputError(path, f"COCO keypoint JSON holds coco17 joints, not {topology}")
-    found = _only_sequence(_read_sequences(path, prefer_3d=True), path)[1]
-    if found.dim == 2:
-        raise InputError(path, LIFT_HINT)
+    sequences = _read_sequences(path, prefer_3d=True)
+    if sequences and sequences[0][1].dim == 2:
+        raise NeedsLiftingError(path, LIFT_HINT)
+    found = _only_sequence(sequences, path)[1]
     if not found.names_known and topology is None:
         raise InputError(path, "MMPose 3-D keypoints do not name their joints and MMPose's 3-D models output "
                                "Human3.6M-17; pass --topology coco17 if these are COCO-17")

@@ -26,7 +26,7 @@ from pathlib import Path
 import numpy as np
 
 from ..data.clip import Clip
-from ..errors import InputError
+from ..errors import InputError, NeedsLiftingError
 from ..skeleton import topology_for_joint_count
 from .multi_body import aligned_partners, body_motions, body_presence, main_body
 from .ntu_skeleton import parse_ntu_name
@@ -113,7 +113,7 @@ def read_pyskl_pickle(path: str | Path, topology: str | None = None) -> PysklDat
     path = str(path)
     annotations, splits = _read(path)
     if any(a.keypoint.shape[3] == 2 for a in annotations):
-        raise InputError(path, "holds 2-D keypoints (C = 2), which must be lifted to 3-D first: "
+        raise NeedsLiftingError(path, "holds 2-D keypoints (C = 2), which must be lifted to 3-D first: "
                                f"dtmr data import {path} --lift -o OUT.h5")
     topo = _topology(path, annotations, topology, None)
     actions = _actions(annotations)

@@ -16,6 +16,7 @@ from ..data.clip import Clip
 from ..errors import InputError
 from ..io.clip_source import InMemoryClipSource
 from ..io.coco_json import DEFAULT_FPS, is_coco_json, read_coco_sequences_2d
+from ..io.import_notes import notes
 from ..io.sources import PICKLE_SUFFIXES
 from ..skeleton import COCO17
 from .apply import DEFAULT_LIFTER, lift_keypoints
@@ -29,6 +30,8 @@ def open_lifted(path: str | Path, lifter=None) -> InMemoryClipSource:
     none. `lifter`: a network or checkpoint path (default: the bundled one)."""
     path = Path(path)
     lifted_by = Path(lifter).name if isinstance(lifter, (str, Path)) else DEFAULT_LIFTER[-1]
+    extra = {"lifted": lifted_by, **notes(f"lifted from 2-D keypoints by {lifted_by} (root-relative: the body "
+                                          "stays at the origin)")}
     if path.suffix.lower() in PICKLE_SUFFIXES:
         from ..io.pyskl_pickle_reader import read_pyskl_2d
 
@@ -39,7 +42,7 @@ def open_lifted(path: str | Path, lifter=None) -> InMemoryClipSource:
         for pose in poses.poses:
             joints = lift_keypoints(pose.keypoints, pose.scores, lifter=lifter, source=str(path))
             fields = dict(pose.fields)
-            fields["extra"] = {**fields.get("extra", {}), "lifted": lifted_by}
+            fields["extra"] = {**fields.get("extra", {}), **extra}
             clips.append(_clip(joints, path, fields))
         return InMemoryClipSource(str(path), "pyskl-pickle-lifted", COCO17.name, clips)
     if is_coco_json(path):
@@ -47,7 +50,7 @@ def open_lifted(path: str | Path, lifter=None) -> InMemoryClipSource:
         for found in read_coco_sequences_2d(path):  # one per video or track of a COCO dataset file
             joints = lift_keypoints(found.keypoints, found.scores, lifter=lifter, source=str(path))
             fields = {"fps": found.fps or DEFAULT_FPS, "source_file": str(path), "sample_name": found.name,
-                      "extra": {"lifted": lifted_by}}
+                      "extra": dict(extra)}
             clips.append(_clip(joints, path, fields))
         return InMemoryClipSource(str(path), "coco-json-lifted", COCO17.name, clips)
     raise InputError(path, f"--lift reads 2-D keypoints: {LIFTABLE}")

@@ -5,10 +5,9 @@ file it cannot read get a message naming the file. Fixtures: tests/rig_fixtures.
 from __future__ import annotations
 
 import numpy as np
+from coco_fixtures import dump, two_people_pixels, two_videos
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QDialogButtonBox, QFileDialog, QMessageBox
-
-from dtmr.skeleton import to_ntu25
 from rig_fixtures import (
     mediapipe_world_landmarks,
     upright_and_height,
@@ -17,6 +16,8 @@ from rig_fixtures import (
     write_rig_bvh,
 )
 from studio_fakes import settle
+
+from dtmr.skeleton import to_ntu25
 
 
 def opened_through_menu(window, qtbot, monkeypatch, path):
@@ -28,11 +29,11 @@ def opened_through_menu(window, qtbot, monkeypatch, path):
     return window.controller.library
 
 
-def assert_upright_person(library) -> None:
+def assert_upright_person(library, heights=(1.4, 2.0)) -> None:
     clip = library.source.read(0)
     joints = clip.joints if clip.topology == "ntu25" else to_ntu25(clip.joints, clip.topology)
     upright, height = upright_and_height(joints)
-    assert upright and 1.4 <= height <= 2.0, (library.path, height)
+    assert upright and heights[0] <= height <= heights[1], (library.path, height)
 
 
 def test_rigs_and_world_landmarks_open_upright_through_file_open(make_studio, tmp_path, qtbot, monkeypatch):
@@ -50,6 +51,18 @@ def test_rigs_and_world_landmarks_open_upright_through_file_open(make_studio, tm
         expected = {"unknown": "BVH rig: structure", "blender": "up +z (detected)", "mediapipe": "up -y (detected)"}
         assert expected.get(name, f"BVH rig: {name}") in note
         assert window.library_panel.model.rowCount() == 1
+    assert not window.message_boxes
+
+
+def test_a_coco_dataset_file_opens_one_upright_lifted_clip_per_video(make_studio, tmp_path, qtbot, monkeypatch):
+    path = dump(tmp_path / "person_keypoints_val.json", two_videos(two_people_pixels()))
+    window = make_studio()
+    library = opened_through_menu(window, qtbot, monkeypatch, path)
+    assert window.library_panel.model.rowCount() == 2
+    assert [library.source.read(i).sample_name for i in range(2)] == [
+        "person_keypoints_val_video_1", "person_keypoints_val_video_2"]
+    assert_upright_person(library, heights=(1.1, 2.1))  # the lifter's guess of the body's size
+    assert "lifted from 2-D keypoints" in library.import_notes[0]
     assert not window.message_boxes
 
 

@@ -235,14 +235,17 @@ def test_the_studio_opens_the_formats_of_other_tools(make_studio, tmp_path, qtbo
     assert ViewKind.SOURCE in window.comparison.clips
 
 
-def test_2d_keypoints_get_a_message_saying_how_to_lift_them(make_studio, tmp_path, qtbot):
+def test_2d_keypoints_open_lifted_to_3d_with_a_note_saying_so(make_studio, tmp_path, qtbot):
+    """A 2-D keypoint file opens as the bundled lifter's 3-D guess (it was refused with advice for the CLI)."""
     from dtmr.render.coco_keypoints import write_coco_json
 
     path = tmp_path / "keypoints.json"
     write_coco_json(path, make_clip(1, 1))
     window = make_studio()
     window.open_path(path)
-    qtbot.waitUntil(lambda: bool(window.message_boxes), timeout=20000)
-    box = window.message_boxes[0]
-    assert "keypoints.json" in box.text() and "--lift" in box.text()
-    box.close()
+    qtbot.waitUntil(lambda: window.controller.library is not None, timeout=30000)
+    settle(qtbot, window)
+    library = window.controller.library
+    assert library.source.read(0).topology == "coco17" and ViewKind.SOURCE in window.comparison.clips
+    assert "lifted from 2-D keypoints" in library.import_notes[0]
+    assert not window.message_boxes
