@@ -16,7 +16,7 @@ from importlib import import_module
 #: public name -> the submodule that defines it
 _EXPORTS = {
     "DTMRConfig": "config",
-    "Retargeter": "interface", "blend_release": "interface",
+    "Retargeter": "interface", "blend_release": "blend", "ReleaseParts": "blend",
     "CheckpointHeader": "checkpoints.header", "read_checkpoint_header": "checkpoints.header",
     "build_model_from_checkpoint": "checkpoints.checkpoint", "load_checkpoint": "checkpoints.checkpoint",
     "register_method": "checkpoints.checkpoint", "registered_methods": "checkpoints.checkpoint",

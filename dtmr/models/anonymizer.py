@@ -38,7 +38,7 @@ from ..skeleton import NTU25, Normalization, Topology, to_ntu25
 from .checkpoints.checkpoint import build_model_from_checkpoint, load_checkpoint
 from .clip_batch import invert_batch, naive_retarget_batch, normalize_batch
 from .serving.runner import CPU_BATCH, ModelRunner, check_precision
-from .interface import blend_release
+from .blend import ReleaseParts
 
 
 def default_device() -> torch.device:
@@ -144,8 +144,8 @@ class Anonymizer:
         """Released clips for many sources; `references` is one per clip, or one Clip for all. `action_names`:
         the sources' library's (`ClipSource.action_names`), which lets a model that takes actions use the
         labels it shares with its fitted file."""
-        return [released for _, released in self._pairs(clips, references, batch_size, retargeted=False,
-                                                        action_names=action_names)]
+        return [released for _, released, _ in self._pairs(clips, references, batch_size, retargeted=False,
+                                                           action_names=action_names)]
 
     def retarget_pair(self, clip: Clip, reference: Clip,
                       action_names: Sequence[str] | None = None) -> tuple[Clip, Clip]:
@@ -156,13 +156,21 @@ class Anonymizer:
     def retarget_pairs(self, clips: Sequence[Clip], references: Sequence[Clip] | Clip,
                        batch_size: int = CPU_BATCH, action_names: Sequence[str] | None = None,
                        ) -> list[tuple[Clip, Clip]]:
-        return self._pairs(clips, references, batch_size, retargeted=True, action_names=action_names)
+        return [(retargeted, released) for retargeted, released, _ in
+                self._pairs(clips, references, batch_size, retargeted=True, action_names=action_names)]
+
+    def retarget_parts(self, clip: Clip, reference: Clip, action_names: Sequence[str] | None = None,
+                       ) -> tuple[Clip, Clip, ReleaseParts]:
+        """`retarget_pair` and the two terms the released clip is blended from, to blend it at another β
+        without running the model again (the Studio's β slider)."""
+        return self._pairs([clip], [reference], CPU_BATCH, retargeted=True, action_names=action_names)[0]
 
     # ------------------------------------------------------------------ internals
 
     def _pairs(self, clips: Sequence[Clip], references: Sequence[Clip] | Clip, batch_size: int,
-               retargeted: bool, action_names: Sequence[str] | None = None) -> list[tuple[Clip | None, Clip]]:
-        """(retargeted or None, released) per clip. Batch k + 1 is prepared while batch k runs on a CUDA
+               retargeted: bool, action_names: Sequence[str] | None = None,
+               ) -> list[tuple[Clip | None, Clip, ReleaseParts]]:
+        """(retargeted or None, released, its parts) per clip. Batch k + 1 is prepared while batch k runs on a CUDA
         device; on the CPU each batch runs as it is submitted."""
         if isinstance(references, Clip):
             references = [references] * len(clips)
@@ -170,7 +178,7 @@ class Anonymizer:
             raise ValueError(f"{len(clips)} clips but {len(references)} references")
         if batch_size < 1:
             raise ValueError("batch_size must be at least 1")
-        out: list[tuple[Clip | None, Clip]] = []
+        out: list[tuple[Clip | None, Clip, ReleaseParts]] = []
         running = None
         for start in range(0, len(clips), batch_size):
             batch = _Batch(self, clips[start : start + batch_size], references[start : start + batch_size])
@@ -247,7 +255,7 @@ class Anonymizer:
         return batch, transforms
 
     def _finish(self, batch: _Batch, running, residual_labels: dict | None,
-                retargeted: bool) -> list[tuple[Clip | None, Clip]]:
+                retargeted: bool) -> list[tuple[Clip | None, Clip, ReleaseParts]]:
         """Invert the model's output, blend it and wrap the clips."""
         full = running.result()
         self._check_finite(full, batch.clips)
@@ -266,9 +274,9 @@ class Anonymizer:
             residuals = batch.sources
         pairs = []
         for clip, reference, full_joints, residual in zip(batch.clips, batch.reference_clips, inverted, residuals):
-            released = blend_release(full_joints, residual, self.beta).astype(np.float32)
+            parts = ReleaseParts(full_joints, residual, self.beta)
             pairs.append((self._output(clip, reference, full_joints, "retargeted") if retargeted else None,
-                          self._output(clip, reference, released, "released")))
+                          self._output(clip, reference, parts.joints(), "released"), parts))
         return pairs
 
     def _check_finite(self, full: np.ndarray, clips: Sequence[Clip]) -> None:

@@ -10,13 +10,12 @@ the plain dict a checkpoint stores so that the method's registered builder can r
 
 from __future__ import annotations
 
-from typing import Protocol, TypeVar, runtime_checkable
+from typing import Protocol, runtime_checkable
 
 import torch
 
 from ..skeleton import Topology
-
-ArrayOrTensor = TypeVar("ArrayOrTensor")
+from .blend import blend_release  # noqa: F401 (the rule lives in the torch-free blend module)
 
 
 @runtime_checkable
@@ -28,8 +27,3 @@ class Retargeter(Protocol):
     def retarget(self, src: torch.Tensor, ref: torch.Tensor) -> torch.Tensor: ...
 
     def config_dict(self) -> dict: ...
-
-
-def blend_release(full: ArrayOrTensor, src: ArrayOrTensor, beta: float) -> ArrayOrTensor:
-    """Partial retargeting: β·full + (1 − β)·src (tensors or arrays). β = 0 returns `src` exactly."""
-    return full * beta + src * (1.0 - beta)
