@@ -1,13 +1,14 @@
 """Give damaged files of every format to the readers and count what happens (issues 20 and 21).
 
     python scripts/fuzz_readers.py [--variants 240] [--junk-2056 192] [--hostile 24] [--seed 20] [--limit 60]
-                                   [--hdf5-deadline 5] [--formats skeleton,npz,h5,bvh,json,pkl,sgn,npy,FAMILY...]
+                                   [--hdf5-deadline 5] [--formats skeleton,npz,h5,bvh,json,pkl,sgn,npy,c3d,FAMILY...]
 
 For each format a small valid file is written (4 synthetic ntu25 clips), then `--variants` damaged copies of
 it, seeded: truncation, 1-3 flipped bytes, a block of zeros, 1-16 junk bytes at a random offset, and crafted
 files (wrong shapes and dtypes, NaN and huge values, huge declared sizes, missing or wrong attributes,
 checksums fixed up; for text formats a token replaced, a line deleted or repeated; for PYSKL pickles,
-malicious pickles that would create a marker file if they ran); for `.h5` also `--junk-2056` copies with
+malicious pickles that would create a marker file if they ran; for C3D (joint centres, through ezc3d) absurd
+units, rates, values and labels); for `.h5` also `--junk-2056` copies with
 1-16 junk bytes at offset 2056, the global heap holding the library's string attributes. Then `--hostile`
 variants of each hostile family of scripts/fuzz_hostile.py (issue 43: self-sharing pickles, shared keypoint
 arrays, huge shapes and labels, deep JSON and sidecars, non-finite BVH headers, FIFOs, devices, uint64 labels,
@@ -53,7 +54,7 @@ from fuzz_hostile import FAMILIES, remove
 CLASSES = ("error", "same", "other", "unclear", "traceback", "hang")
 FAILURES = ("unclear", "traceback", "hang")
 SUFFIX = {"skeleton": ".skeleton", "npz": ".npz", "h5": ".h5", "h5@2056": ".h5", "bvh": ".bvh", "json": ".json",
-          "pkl": ".pkl", "sgn": ".npz", "npy": ".npy"}
+          "pkl": ".pkl", "sgn": ".npz", "npy": ".npy", "c3d": ".c3d"}
 #: a marker file a malicious pickle variant would create if the reader ran its code
 MARKER = "PICKLE-RAN-CODE"
 
@@ -106,9 +107,67 @@ def write_base(fmt: str, folder: Path, seed: int) -> Path:
                  x_test=x[:1], y_test=np.eye(2, dtype=np.float32)[[0]])
     elif fmt == "npy":
         np.save(path, clips[0].joints)
+    elif fmt == "c3d":
+        write_c3d(path, c3d_joint_centres(clips[0]))
     else:
         ClipLibrary.create(path, clips, action_names=["", "a", "b"]).close()
     return path
+
+
+#: C3D joint-centre labels (Plug-in Gait's model outputs) -> the NTU-25 joint they are
+C3D_CENTRES = {f"{s}{code}": f"{side}_{part}" for side, s in (("left", "L"), ("right", "R"))
+               for code, part in (("HJC", "hip"), ("KJC", "knee"), ("AJC", "ankle"), ("SJC", "shoulder"),
+                                  ("EJC", "elbow"), ("WJC", "wrist"))}
+
+
+def c3d_joint_centres(clip) -> dict[str, np.ndarray]:
+    """(T, 3) metres per C3D label: the joint centres of an ntu25 clip, and its head as `HEDO`."""
+    from dtmr.skeleton import NTU25
+
+    names = {**C3D_CENTRES, "HEDO": "head"}
+    return {label: clip.joints[:, NTU25.joint_names.index(joint)].astype(np.float64) for label, joint in names.items()}
+
+
+def write_c3d(path: Path, points: dict[str, np.ndarray], units: str = "m", rate: float = 30.0) -> None:
+    """A C3D file (through ezc3d) of `points`, y up, in `units` (metres written as they are)."""
+    import ezc3d
+
+    labels = list(points)
+    frames = len(next(iter(points.values())))
+    data = np.ones((4, len(labels), frames))
+    for k, label in enumerate(labels):
+        data[:3, k] = points[label].T
+    c3d = ezc3d.c3d()
+    c3d["parameters"]["POINT"]["RATE"]["value"] = [rate]
+    c3d["parameters"]["POINT"]["LABELS"]["value"] = tuple(labels)
+    c3d["parameters"]["POINT"]["UNITS"]["value"] = [units]
+    c3d["data"]["points"] = data
+    c3d.write(str(path))
+
+
+def craft_c3d(base: Path, out: Path, rng: random.Random) -> str:
+    """A well-formed C3D file with absurd content: units, rate, values or labels no capture writes."""
+    clip = base_clips(0)[0]
+    points = c3d_joint_centres(clip)
+    kind = rng.choice(["unknown units", "rate nan", "rate 1e9", "nan points", "huge points", "no joint labels",
+                       "one frame", "labels repeated"])
+    units, rate = "m", 30.0
+    if kind == "unknown units":
+        units = rng.choice(["furlong", "", "\x00"])
+    elif kind.startswith("rate"):
+        rate = float("nan") if kind == "rate nan" else 1e9  # ezc3d itself aborts on writing a rate of 0
+    elif kind == "nan points":
+        points = {k: np.full_like(v, np.nan) for k, v in points.items()}
+    elif kind == "huge points":
+        points = {k: v * 1e30 for k, v in points.items()}
+    elif kind == "no joint labels":
+        points = {f"M{i:02d}": v for i, v in enumerate(points.values())}
+    elif kind == "one frame":
+        points = {k: v[:1] for k, v in points.items()}
+    else:
+        points = {f"{k[:1]}HJC" if i % 2 else k: v for i, (k, v) in enumerate(points.items())}
+    write_c3d(out, points, units, rate)
+    return kind
 
 
 # -- damage -----------------------------------------------------------------------------------------------
@@ -297,7 +356,7 @@ def craft_pickle(base: Path, out: Path, rng: random.Random) -> str:
 
 
 CRAFT = {"skeleton": craft_skeleton, "npz": craft_npz, "h5": craft_h5, "bvh": craft_text, "json": craft_text,
-         "pkl": craft_pickle}
+         "pkl": craft_pickle, "c3d": craft_c3d}
 #: formats damaged byte by byte only
 BYTES_ONLY = ("sgn", "npy")
 DEFAULT_FORMATS = (*CRAFT, *BYTES_ONLY, *FAMILIES)

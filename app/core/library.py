@@ -1,10 +1,11 @@
 """Opening a clip source (every kind `dtmr.io.sources.open_clip_source` reads) for the Studio.
 
 A file of 2-D keypoints (COCO JSON, COCO dataset files, OpenPose, 2-D PYSKL pickles) is lifted to 3-D by the
-bundled lifter, as `dtmr data import --lift` does; the import note says so. A release (`dtmr anonymize` output, `dtmr.release.is_release`) opens with its key when one is given or
-lies beside it (`released.key.json`): the clips then carry their source subjects (`KeyedRelease`). Its
-audit is read from the audit's default folder (`released.audit/audit.json`) when there is one; a broken
-audit does not stop the release from opening (`audit_error` says why it was not used).
+bundled lifter, as `dtmr data import --lift` does; the import note says so. A release (`dtmr anonymize`
+output, `dtmr.release.is_release`) opens with its key when one is given or lies beside it
+(`released.key.json`): the clips then carry their source subjects (`KeyedRelease`). Its audit is read from
+the audit's default folder (`released.audit/audit.json`) when there is one; a broken audit does not stop the
+release from opening (`audit_error` says why it was not used).
 """
 
 from __future__ import annotations

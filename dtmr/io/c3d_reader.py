@@ -9,6 +9,7 @@ standing, walking or exercising person has that; a recording lying down all the 
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import numpy as np
@@ -16,7 +17,8 @@ import numpy as np
 from ..data.clip import Clip
 from ..errors import InputError
 from ..skeleton import NTU25
-from .c3d_file import read_c3d_points
+from . import body_size, import_notes
+from .c3d_file import UNIT_SCALE, read_c3d_points
 from .c3d_joints import ntu25_from_c3d
 from .clip_source import InMemoryClipSource
 
@@ -40,6 +42,8 @@ def read_c3d(path: str | Path, topology: str | None = None) -> InMemoryClipSourc
         raise InputError(path, f"C3D files are read as ntu25 clips, not {topology}")
     found = read_c3d_points(path)
     joints, extra = ntu25_from_c3d(found)
+    joints, size_notes = _person_sized(joints, found.units, path)
+    extra.update(size_notes)
     up = lab_up_axis(joints, path)
     joints = joints @ UP_ROTATIONS[up].T
     extra.update(c3d_units=found.units, c3d_up=up)
@@ -49,6 +53,20 @@ def read_c3d(path: str | Path, topology: str | None = None) -> InMemoryClipSourc
     except ValueError as exc:
         raise InputError(path, str(exc)) from None
     return InMemoryClipSource(path, FORMAT, NTU25.name, [clip])
+
+
+def _person_sized(joints: np.ndarray, units: str, path: str) -> tuple[np.ndarray, dict[str, str]]:
+    """The joints as they are when POINT:UNITS makes the body a person's size (or it cannot be measured: a
+    lower-body marker set); else rescaled to the unit that does, with a warning (a file written without
+    POINT:UNITS, or with the wrong one); an InputError naming the file when no unit does."""
+    height = body_size.body_height(joints, NTU25.name)
+    if not math.isfinite(height) or body_size.MIN_HEIGHT_M <= height <= body_size.MAX_HEIGHT_M:
+        return joints, {}
+    file_scale = UNIT_SCALE[units.lower()]
+    in_file_units = height / file_scale
+    metres, note = body_size.metres_per_unit(path, in_file_units, None, None)
+    warning = (f"POINT:UNITS is {units!r}, which makes the body {height:.3g} m tall: read as {note}")
+    return joints * np.float32(metres / file_scale), import_notes.notes(note, warning)
 
 
 def lab_up_axis(joints: np.ndarray, path: str) -> str:

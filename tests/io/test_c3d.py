@@ -213,3 +213,25 @@ def test_fuzz_truncated(tmp_path_factory, fuzz_source, cut):
 def test_fuzz_damaged(tmp_path_factory, fuzz_source, changes):
     path = tmp_path_factory.mktemp("flip") / "x.c3d"
     assert_clips_or_one_line_error(read_c3d, path, damaged(fuzz_source, changes))
+
+
+@pytest.mark.parametrize("units", ["mm", ""])
+def test_a_unit_that_makes_no_person_is_corrected_with_a_warning(tmp_path, body, units):
+    """Joint centres in metres under POINT:UNITS "mm" (or none: C3D's default is mm) would be a 1.7 mm person."""
+    centres = {f"{s}{code}": j(body, f"{side}_{part}") for side, s in (("left", "L"), ("right", "R"))
+               for code, part in (("HJC", "hip"), ("KJC", "knee"), ("AJC", "ankle"), ("SJC", "shoulder"))}
+    centres["HEDO"] = j(body, "head")
+    path = write_c3d(tmp_path / "metres.c3d", centres, units=units, scale=1.0, lab=np.eye(3), prefix="")
+    clip = read_c3d(path).clips[0]
+    np.testing.assert_allclose(j(clip.joints, "left_knee"), j(body, "left_knee"), atol=1e-6)
+    assert "units m (inferred" in clip.extra["import_note"]
+    assert "POINT:UNITS is 'mm'" in clip.extra["import_warning"]
+
+
+def test_a_body_no_unit_makes_a_person_is_one_line_naming_the_file(tmp_path, body):
+    centres = {f"{s}{code}": j(body, f"{side}_{part}") * 1e-3 for side, s in (("left", "L"), ("right", "R"))
+               for code, part in (("HJC", "hip"), ("KJC", "knee"), ("AJC", "ankle"), ("SJC", "shoulder"))}
+    centres["HEDO"] = j(body, "head") * 1e-3
+    path = write_c3d(tmp_path / "tiny.c3d", centres, units="mm", scale=1.0, lab=np.eye(3), prefix="")
+    with pytest.raises(InputError, match="tiny.c3d: a body .* no person's height"):
+        read_c3d(path)

@@ -21,7 +21,7 @@ def test_a_short_run_counts_every_variant_and_finds_no_problem():
     hostile = {"`pkl-self-sharing`", "`pkl-shared-keypoints`", "`pkl-huge-shape`", "`pkl-big-label`", "`json-deep`",
                "`sidecar-deep`", "`bvh-nonfinite`", "`fifo`", "`skeleton-device`", "`h5-uint64-labels`",
                "`mmpose-empty-frames`"}  # issue 43
-    assert set(rows) == {"`skeleton`", "`npz`", "`h5`", "`h5@2056`", "`bvh`", "`json`", "`pkl`", "`sgn`", "`npy`",
+    assert set(rows) == {"`skeleton`", "`npz`", "`h5`", "`h5@2056`", "`bvh`", "`json`", "`pkl`", "`sgn`", "`npy`", "`c3d`",
                          *hostile}
     for name, cells in rows.items():
         variants, counts = int(cells[0]), [int(c) for c in cells[1:7]]
