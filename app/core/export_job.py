@@ -21,6 +21,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from dtmr.data.label_set import match_classes
+
 from .cancel import CancelToken, ProgressFn
 from .checkpoints import CheckpointInfo
 
@@ -72,6 +74,13 @@ class ExportRequest:
     inputs: tuple[Path, ...] = ()
     #: replace an existing file that is not a video
     overwrite: bool = False
+
+
+def withheld_predictions(recognizers: Mapping[str, CheckpointInfo] | None, labels: LabelSet | None) -> list[str]:
+    """The one-line reasons why the video prints no prediction of a recognizer (its classes are not the
+    library's labels: `dtmr.data.label_set.ClassMatch.withheld`); its frames say "no prediction"."""
+    matches = (match_classes(info.classes, labels) for _, info in sorted((recognizers or {}).items()) if info.classes)
+    return [match.withheld for match in matches if match.withheld]
 
 
 def default_export_folder(library_folder: str | Path | None, home: Path | None = None) -> Path:

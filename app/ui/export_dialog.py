@@ -40,6 +40,7 @@ from ..core.export_job import (
     ShownOutputs,
     check_request,
     default_export_folder,
+    withheld_predictions,
 )
 from ..state.comparison import Comparison, ViewKind
 from ..workers.job_thread import JobThread
@@ -93,6 +94,10 @@ class ExportDialog(QDialog):
             self.camera_box.addItem(name, name)
         self.camera_box.setCurrentIndex(self.camera_box.findData(DEFAULT_PRESET))
         self.predictions_box = QCheckBox("Predictions (top-1 action and identity per view)")
+        #: why a recognizer's predictions are not in the video (`withheld_predictions`), under the check box
+        self.predictions_note = QLabel("")
+        self.predictions_note.setWordWrap(True)
+        self.predictions_note.setStyleSheet("color: #a05000")
         self.feet_box = QCheckBox("Foot-sliding colours")
         self.feet_box.setChecked(True)
         self.overwrite_box = QCheckBox(OVERWRITE_LABEL)
@@ -126,6 +131,7 @@ class ExportDialog(QDialog):
         form.addRow("Size (whole frame)", size_row)
         form.addRow("Camera", self.camera_box)
         form.addRow("", self.predictions_box)
+        form.addRow("", self.predictions_note)
         form.addRow("", self.feet_box)
         form.addRow("", self.overwrite_box)
         layout = QVBoxLayout(self)
@@ -193,6 +199,9 @@ class ExportDialog(QDialog):
         recognizers = self._given["recognizers"]
         self.predictions_box.setEnabled(bool(recognizers))
         self.predictions_box.setChecked(bool(recognizers))
+        withheld = withheld_predictions(recognizers, comparison.labels)
+        self.predictions_note.setText("\n".join(withheld))
+        self.predictions_note.setVisible(bool(withheld))
         if self.path_edit.text() in ("", self._proposed):  # the user's own path stays
             suffix = self.format_box.currentData()
             self._proposed = str(self._folder / f"{source.name}_comparison{suffix}")

@@ -4,8 +4,10 @@ The probabilities of every frame's window are computed once per clip/reference/m
 worker; moving the playhead only reads another row. The true label is marked ✔ (the source's action;
 the source's subject for identity) and the reference's subject is marked ◆: a good anonymization moves
 identity mass away from ✔, ideally towards ◆. Which class is the true label is matched by name
-(`dtmr.data.label_set.match_classes`); where a recognizer's classes are not the library's, nothing is
-marked and the notes line under the header says why.
+(`dtmr.data.label_set.match_classes`). A recognizer whose classes are not the library's labels (the
+bundled synthetic-trained ones on N-UCLA) shows no class and no probability: its cells say "no
+prediction" and the notes under the header give the one-line reason (`ClassMatch.withheld`), wrapped in
+as many lines as it needs (`NOTES_LINES` at the default window size, tests/app/test_honest_predictions.py).
 """
 
 from __future__ import annotations
@@ -23,8 +25,11 @@ from .stable_size import pin_label_lines
 TASK_TITLES = {"action": "Action", "subject": "Identity"}
 #: the header wraps to at most this many lines in a narrow dock
 HEADER_LINES = 3
-#: why a task's true label is not marked (one line per task, wrapped)
-NOTES_LINES = 4
+#: why a task's predictions are not shown or its true label is not marked (one line per task, wrapped): the two
+#: withheld lines of the bundled recognizers take 4 lines in the default window's dock (368 px), 6 at 1366 x 768
+NOTES_LINES = 6
+#: a withheld task's cell: no class, no probability (the notes line says why)
+WITHHELD_CELL = '<span style="color: #808080">no prediction</span>'
 
 
 class PredictionsPanel(QWidget):
@@ -78,6 +83,9 @@ class PredictionsPanel(QWidget):
         bold.setBold(True)
         metrics = QFontMetrics(bold)
         for task, probabilities in result.tasks.items():
+            match = self.comparison.class_match(task)
+            if match is not None and match.withheld:  # its classes are never shown
+                continue
             names = tuple(probabilities.class_names)
             if self._sized_for.get(task) == names:
                 continue
@@ -109,9 +117,10 @@ class PredictionsPanel(QWidget):
                 self.cells[(task, kind)].setText(self._cell(task, kind, probabilities, frame))
 
     def _note(self, task: str, source) -> str:
-        """Why the source's true `task` label is not marked ("" when it is, or no recognizer ran)."""
+        """Why the `task` recognizer shows no prediction, or why the source's true label is not marked ("" when
+        it is, or no recognizer ran)."""
         match = self.comparison.class_match(task)
-        return "" if match is None else match.missing_note(getattr(source, task))
+        return "" if match is None else match.withheld or match.missing_note(getattr(source, task))
 
     def _cell(self, task: str, kind: ViewKind, probabilities: TaskProbabilities | None, frame: int) -> str:
         title = f"<u>{TASK_TITLES[task]}</u><br>"
@@ -126,6 +135,8 @@ class PredictionsPanel(QWidget):
             return title + ("computing…" if c.recognition_pending and clip_frame is not None else "—")
         source = c.clips[ViewKind.SOURCE]
         match = c.class_match(task)
+        if match.withheld:  # another data set's classes: no guess is shown, the notes say why
+            return title + WITHHELD_CELL
         true_class = match.class_of(getattr(source, task))
         reference = match.class_of(getattr(c.reference, "subject", None)) if task == "subject" else None
         lines = []

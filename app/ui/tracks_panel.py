@@ -3,8 +3,9 @@
 The action track plots, for each view, the probability of the source's true action (of the source's
 most likely action when the label is unknown); the identity track the probability of the source's
 subject, which anonymization should push down. The true class is matched by name
-(`dtmr.data.label_set.match_classes`): when the recognizer has no class for the source's label, the track
-plots nothing and its title says why. Each track's name is its title (a rotated axis label does not fit
+(`dtmr.data.label_set.match_classes`): when the recognizer has no class for the source's label, or its
+classes are not the library's labels at all (`ClassMatch.withheld`), the track plots nothing and its title
+says why. Each track's name is its title (a rotated axis label does not fit
 an 80-pixel track); the views' legend is one row, and only the sliding track draws the shared time axis,
 so all three entries show inside a short track. Both come from `Recognizer.window_probabilities` (a
 sliding window centred on each frame). The sliding track is the fastest contact joint's horizontal speed
@@ -139,6 +140,8 @@ class TracksPanel(QWidget):
         index, title = None, f"{name}: no {task} recognizer" if c.clips else name
         if c.recognition_pending and not views:
             title = f"{name}: computing…"
+        elif match is not None and match.withheld:  # another data set's classes: no curve, one line why
+            title = f"{name}: {match.withheld}"
         elif match is not None and (label is None or label < 0):
             source_view = ViewKind.SOURCE.value
             if source_view in views:  # unknown label: the source's most likely class, said so

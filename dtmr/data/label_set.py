@@ -5,9 +5,11 @@ A recognizer's class index means nothing outside the data set it was trained on:
 action 2 is "wave", N-UCLA's "pick up with two hands". So actions are matched by *name* (case, spaces and
 underscores ignored); a library label whose name no class has gets no mark and an explicit note. Subject
 ids have no names: a subject recognizer's class is the library's subject only when both come from the
-same data set, i.e. when the recognizer's recorded label-set fingerprint equals the library's. A
-recognizer without a recorded fingerprint (checkpoints older than this module) never matches subjects:
-"cannot check", never a false ✔.
+same data set (`TrainedOn.same_data_set`: the library's labels are a part of the training data's, so the
+bundled demo, ten of the synthetic set's forty people, is the synthetic set). A recognizer whose training
+labels are not recorded never matches subjects: "cannot check", never a false ✔. A recognizer none of
+whose classes is a label of the library shows no prediction at all, only `ClassMatch.withheld`'s line:
+"throw 38.5 %" on an N-UCLA clip is a guess among another data set's classes, not a prediction.
 """
 
 from __future__ import annotations
@@ -120,24 +122,46 @@ def shared_action_labels(labels: Sequence[int | None], library_names: Mapping[in
     return out
 
 
+def _recorded_label_set(recorded: Mapping) -> LabelSet | None:
+    """The `LabelSet` a checkpoint records (`LabelSet.to_dict`); None when it is malformed."""
+    try:
+        actions = tuple((int(a), None if n is None else str(n)) for a, n in recorded["actions"])
+        subjects = tuple(int(s) for s in recorded["subjects"])
+        return LabelSet(str(recorded.get("name", "")), str(recorded.get("topology", "")), actions, subjects)
+    except (KeyError, TypeError, ValueError):
+        return None
+
+
 @dataclass(frozen=True)
 class TrainedOn:
     """The data set a checkpoint was trained on, as far as it records it."""
 
     #: the data set's name (its file's stem); "" when the checkpoint does not say
     name: str = ""
-    #: `LabelSet.fingerprint` of the training data; None for checkpoints that predate it
+    #: `LabelSet.fingerprint` of the training data; None for checkpoints that do not record their labels
     fingerprint: str | None = None
+    #: the training data's labels (what `fingerprint` is the fingerprint of); None when not recorded
+    labels: LabelSet | None = field(default=None, compare=False)
 
     @classmethod
     def of_checkpoint_data(cls, data: Mapping | None) -> "TrainedOn":
-        """From a checkpoint's `data` dict; tolerant of anything (this is metadata, never a failure)."""
+        """From a checkpoint's `data` dict; tolerant of anything (this is metadata, never a failure).
+
+        The label set is the one recorded under CHECKPOINT_KEY; a checkpoint written before that key existed
+        (the bundled recognizers) still lists its training data's `actions`, `action_names` and `subjects`,
+        from which `record_label_set` computes the same record."""
         data = data if isinstance(data, Mapping) else {}
         recorded = data.get(CHECKPOINT_KEY)
+        if not isinstance(recorded, Mapping):
+            try:
+                recorded = record_label_set(data).get(CHECKPOINT_KEY)
+            except (KeyError, TypeError, ValueError):  # a malformed description is no label set
+                recorded = None
         recorded = recorded if isinstance(recorded, Mapping) else {}
         fingerprint = recorded.get("fingerprint")
         name = recorded.get("name") or (Path(str(data["path"])).stem if data.get("path") else "")
-        return cls(str(name), fingerprint if isinstance(fingerprint, str) and fingerprint else None)
+        labels = _recorded_label_set(recorded) if recorded else None
+        return cls(str(name), fingerprint if isinstance(fingerprint, str) and fingerprint else None, labels)
 
     @property
     def description(self) -> str:
@@ -145,10 +169,27 @@ class TrainedOn:
         return f"the {self.name} set" if self.name else "an unrecorded data set"
 
     def same_data_set(self, library: LabelSet | None) -> bool | None:
-        """True/False when both fingerprints are known, None when it cannot be checked."""
+        """Whether `library` comes from the data set this checkpoint was trained on; None when it cannot be
+        checked (no recorded labels, or a library without action labels).
+
+        Equal fingerprints are the same data set. So is a library whose labels are a part of the training
+        data's: every action of the library has the same label and name there, every subject is one of its
+        subjects, and at least one action is named (the bundled demo library is subjects 1-10 of the
+        synthetic set the bundled models were trained on, drawn with the same seed: the same people). Label
+        ids alone, without a name, are not enough: two unnamed data sets both count actions 1, 2, ..."""
         if library is None or self.fingerprint is None:
             return None
-        return self.fingerprint == library.fingerprint
+        if self.fingerprint == library.fingerprint:
+            return True
+        if not library.actions:
+            return None
+        if self.labels is None:
+            return False
+        trained = {a: None if n is None else normalize_name(n) for a, n in self.labels.actions}
+        named = any(n is not None for _, n in library.actions)
+        same_actions = all(a in trained and trained[a] == (None if n is None else normalize_name(n))
+                           for a, n in library.actions)
+        return named and same_actions and set(library.subjects) <= set(self.labels.subjects)
 
 
 @dataclass(frozen=True)
@@ -163,18 +204,19 @@ class RecognizerClasses:
 
 @dataclass(frozen=True)
 class ClassMatch:
-    """Which recognizer class stands for which library label (`match_classes`), and why marks are missing.
+    """Which recognizer class stands for which library label (`match_classes`), or why none does.
 
-    `classes` maps a library label to a class index. `note` is "" when every label of the library has a
-    class; otherwise one line for the Studio and the export saying what is not marked and why.
+    `classes` maps each library label to a class index; it is empty when the recognizer's classes are not
+    the library's labels, and `note` then says so in one line (`withheld`), shown instead of predictions.
+    Otherwise `note` is "" when every label of the library has a class, else one line saying which clips
+    get no ✔ (a recognizer of the same data set that never saw some of its labels).
     """
 
     task: str
     classes: Mapping[int, int]
     note: str
-    #: the library labels that have no class (each gets `missing_note`)
-    unmatched: frozenset[int] = frozenset()
-    library: LabelSet | None = None
+    #: the short form of a withheld recognizer's line, for a video's caption: "no prediction (trained on synthetic)"
+    caption: str = ""
 
     def class_of(self, label: int | None) -> int | None:
         return None if label is None else self.classes.get(int(label))
@@ -183,27 +225,30 @@ class ClassMatch:
     def covers_nothing(self) -> bool:
         return not self.classes
 
+    @property
+    def withheld(self) -> str:
+        """The one line shown instead of this recognizer's predictions: its top classes would be guesses
+        among another data set's labels; "" when its predictions are shown."""
+        return self.note if self.covers_nothing else ""
+
     def missing_note(self, label: int | None) -> str:
         """Why the clip of `label` gets no ✔ ("" when it gets one or its label is unknown)."""
         if label is None or int(label) < 0 or self.class_of(label) is not None:
             return ""
-        if self.covers_nothing:
-            return self.note
-        if self.task != "action":
-            return f"subject {label}: no class of the subject recognizer is this person; not marked"
-        name = self.library.action_name(label) if self.library is not None else None
-        if name is None:
-            return f"action {label} has no name in this library: the recognizer's classes cannot be matched to it"
-        return f"no class of the action recognizer is named {name!r}: the true action is not marked"
+        return self.note or f"{self.task} {label} is not one of this library's labels: not marked"
 
 
 def match_classes(recognizer: RecognizerClasses, library: LabelSet | None) -> ClassMatch:
-    """The one rule: actions by normalized name (by label id when both come from the same data set, where
-    ids and names agree by construction, so unnamed data sets still match themselves); subjects by id only
-    when both come from the same data set. A recognizer or a library that cannot be checked matches nothing."""
+    """The one rule. Within one data set (`TrainedOn.same_data_set`) classes are the library's labels by id
+    (ids and names agree by construction, so unnamed data sets still match themselves). A recognizer of
+    another data set matches only when its classes name every action of the library (by `normalize_name`):
+    a few shared names ("throw" in both the synthetic set and N-UCLA) do not make its top classes a
+    prediction of the library's actions. Subjects match only within one data set. A recognizer that does
+    not match, or a library that cannot be checked, matches nothing and gets one line (`ClassMatch.withheld`)."""
     task, trained = recognizer.task, recognizer.trained_on
     if library is None:
-        return ClassMatch(task, {}, f"the library's labels are unknown: {task} predictions are not marked")
+        return ClassMatch(task, {}, f"the library's labels are unknown: no {task} prediction",
+                          "no prediction (unknown labels)")
     same = trained.same_data_set(library)
     library_labels = [a for a, _ in library.actions] if task == "action" else list(library.subjects)
     classes: dict[int, int] = {}
@@ -213,22 +258,30 @@ def match_classes(recognizer: RecognizerClasses, library: LabelSet | None) -> Cl
     elif task == "action":
         index = {normalize_name(n): i for i, n in reversed(list(enumerate(recognizer.class_names)))}
         classes = {a: index[normalize_name(n)] for a, n in library.actions if n is not None and normalize_name(n) in index}
-    unmatched = frozenset(label for label in library_labels if label not in classes)
-    if not classes:
-        if task == "subject" and same is None:
-            note = (f"subject recognizer trained on {trained.description} without a recorded label set: "
-                    "it cannot be checked against this library's people, so ✔ and ◆ are not shown")
-        elif task == "subject":
-            note = (f"subject recognizer trained on {trained.description}: its subjects are not this library's "
-                    "people, so ✔ and ◆ are not shown")
-        else:
-            note = f"action recognizer trained on {trained.description}: its classes are not this library's"
-    elif unmatched:
-        note = (f"{len(unmatched)} of the library's {len(library_labels)} {task} labels have no class of the "
-                f"{task} recognizer: those clips are not marked")
-    else:
-        note = ""
-    return ClassMatch(task, classes, note, unmatched, library)
+    if not classes or (not same and len(classes) < len(library_labels)):
+        caption = (f"no prediction (no {task} labels)" if not library_labels else
+                   f"no prediction (trained on {trained.name or 'other data'})")
+        return ClassMatch(task, {}, _withheld_note(recognizer, library_labels, len(classes), same), caption)
+    missing = len(library_labels) - len(classes)
+    note = (f"{missing} of the library's {len(library_labels)} {task} labels have no class of the {task} "
+            "recognizer: those clips are not marked") if missing else ""
+    return ClassMatch(task, classes, note)
+
+
+def _withheld_note(recognizer: RecognizerClasses, library_labels: list[int], shared: int, same: bool | None) -> str:
+    """One short line: why a recognizer whose classes are not the library's labels shows no prediction."""
+    task, trained = recognizer.task, recognizer.trained_on
+    kind = "actions" if task == "action" else "subjects"
+    origin = f"{trained.name or 'unrecorded data set'}, {len(recognizer.labels)} {kind}"
+    if not library_labels:
+        return f"this library has no {task} labels to check the {task} recognizer against: no prediction"
+    if task == "subject":
+        if same is None:
+            return f"subject recognizer without recorded training subjects ({origin}): no prediction"
+        return f"subject recognizer trained on other people ({origin}): no prediction"
+    if shared:
+        origin += f"; {shared} of this library's {len(library_labels)} among them"
+    return f"action recognizer trained on another label set ({origin}): no prediction"
 
 
 def action_name_map(action_names: list[str] | None, action_labels: np.ndarray) -> dict[int, str]:

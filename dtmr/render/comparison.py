@@ -60,7 +60,9 @@ def load_recognizers(folder: str | Path, device: str | None = None) -> Recognize
 def prediction_lines(clip: Clip, recognizers: Recognizers, truth: Clip,
                      labels: LabelSet | None = None) -> list[list[str]]:
     """Per frame of `clip`: "action: NAME P%" and "identity: NAME P%" lines, ✓ where the class is `truth`'s
-    label in the library of `labels` (`match_classes`; nothing is marked without `labels`)."""
+    label in the library of `labels` (`match_classes`). A recognizer whose classes are not the library's
+    labels (or any, without `labels`) prints no class and no probability: "action: no prediction (trained
+    on synthetic)" on every frame (`ClassMatch.caption`, short enough for a 640-pixel panel)."""
     lines: list[list[str]] = [[] for _ in range(clip.num_frames)]
     for heading, recognizer, true_label in (
         ("action", recognizers.action, truth.action),
@@ -68,7 +70,12 @@ def prediction_lines(clip: Clip, recognizers: Recognizers, truth: Clip,
     ):
         if recognizer is None:
             continue
-        true_class = match_classes(recognizer.classes, labels).class_of(true_label)
+        match = match_classes(recognizer.classes, labels)
+        if match.withheld:
+            for frame in lines:
+                frame.append(f"{heading}: {match.caption}")
+            continue
+        true_class = match.class_of(true_label)
         probabilities = np.asarray(recognizer.window_probabilities(clip))
         top = probabilities.argmax(axis=1)
         confidence = probabilities[np.arange(top.size), top]

@@ -9,6 +9,7 @@ from PySide6.QtWidgets import QApplication, QLabel, QPushButton
 
 from app.state.comparison import VIEWS, ViewKind
 from app.ui.model_panel import PROBLEM_WIDTH
+from app.ui.predictions_panel import WITHHELD_CELL
 from studio_fakes import FakeAnonymizer, FakeRecognizer, save_fake_checkpoint, settle
 
 
@@ -35,13 +36,14 @@ def open_studio(make_studio, models_dir, library_file, qtbot):
 def test_a_recognizer_of_other_classes_gets_an_explicit_note_not_a_check(make_studio, models_dir, library_file, qtbot):
     window = open_studio(make_studio, models_dir, library_file, qtbot)
     cells = [window.predictions.cells[(task, kind)].text() for task in ("action", "subject") for kind in VIEWS]
-    assert all("%" in cell for cell in cells) and not any("✔" in cell or "◆" in cell for cell in cells)
+    # issue 42: no class and no probability at all, not even unmarked ones
+    assert all(cell.endswith(WITHHELD_CELL) and "%" not in cell for cell in cells)
     notes = window.predictions.notes.text()
-    assert "action recognizer trained on an unrecorded data set: its classes are not this library's" in notes
-    assert "cannot be checked against this library's people" in notes
+    assert "action recognizer trained on another label set (unrecorded data set, 4 actions): no prediction" in notes
+    assert "subject recognizer without recorded training subjects (unrecorded data set, 4 subjects)" in notes
     for task in ("action", "subject"):  # the tracks plot nothing false
         assert all(len(window.tracks.curves[(task, kind)].getData()[1] or []) == 0 for kind in VIEWS)
-    assert "its classes are not this library's" in window.tracks.plots["action"].getPlotItem().titleLabel.text
+    assert "another label set" in window.tracks.plots["action"].getPlotItem().titleLabel.text
 
 
 def test_no_recognizer_never_flashes_while_the_model_views_are_computed(make_studio, models_dir, library_file,
@@ -58,7 +60,7 @@ def test_no_recognizer_never_flashes_while_the_model_views_are_computed(make_stu
     settle(qtbot, window)
     record()
     assert seen and not any("no recognizer" in text for text in seen)
-    assert all("%" in window.predictions.cells[("action", k)].text() for k in VIEWS)
+    assert all(window.predictions.cells[("action", k)].text().endswith(WITHHELD_CELL) for k in VIEWS)
 
 
 def test_random_keeps_the_sources_predictions(make_studio, models_dir, library_file, fakes, qtbot):

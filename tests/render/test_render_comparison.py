@@ -71,22 +71,48 @@ def test_titles_use_the_librarys_names_and_marks_match_by_name():
                                                   predicted=4, trained_on=TrainedOn("synthetic", "0" * 16)))
     panels = build_comparison(source, reference, FakeAnonymizer(), synthetic, labels=labels)
     assert panels[0].title == "source · subject 3 · stand up"
-    assert all(list(p.predictions[0]) == ["action: squat 75%"] for p in panels)
+    # no "squat 75%": a class of another data set is no prediction of this one's actions (issue 42)
+    assert all(list(p.predictions[0]) == ["action: no prediction (trained on synthetic)"] for p in panels)
     assert prediction_notes(synthetic, source, labels) == [
-        "action recognizer trained on the synthetic set: its classes are not this library's"]
+        "action recognizer trained on another label set (synthetic, 5 actions): no prediction"]
+
+
+def test_a_withheld_prediction_is_one_caption_drawn_whole_at_the_default_size(monkeypatch):
+    """The exported video says why it shows no prediction, in a line that is not cut at 3 x 640 x 480."""
+    import dtmr.render.frame as frame
+    from dtmr.render import render_comparison
+
+    source, reference = swaying_clip(frames=2, subject=3, action=0), swaying_clip(subject=7)
+    labels = library_labels(["pick up with one hand", "throw"])
+    synthetic = Recognizers(
+        action=FakeRecognizer("action", labels=[1, 2], class_names=["walk in place", "throw"], predicted=1,
+                              trained_on=TrainedOn("synthetic", "0" * 16)),
+        subject=FakeRecognizer("subject", labels=[3, 7], class_names=["S3", "S7"], predicted=0,
+                               trained_on=TrainedOn("synthetic", "0" * 16)))
+    panels = build_comparison(source, reference, FakeAnonymizer(), synthetic, labels=labels)
+    assert all(list(p.predictions[1]) == ["action: no prediction (trained on synthetic)",
+                                          "identity: no prediction (trained on synthetic)"] for p in panels)
+    drawn = []
+    real_fit = frame.fit_text
+    monkeypatch.setattr(frame, "fit_text", lambda text, font, width: drawn.append((text, real_fit(text, font, width)))
+                        or drawn[-1][1])
+    render_comparison(panels, 0, frame.default_size(3))
+    captions = [(text, shown) for text, shown in drawn if "no prediction" in text]
+    assert len(captions) == 6 and all(text == shown for text, shown in captions)
 
 
 def test_a_class_of_another_number_but_the_same_name_is_marked():
     """A recognizer trained on ["wave", "clap"] shown a library whose label 0 is "clap": its class 1 is ✓."""
     source = swaying_clip(frames=2, subject=3, action=0)
-    labels = library_labels(["Clap", "walk"])
+    labels = library_labels(["Clap", "wave"])
     recognizers = Recognizers(action=FakeRecognizer("action", labels=[0, 1], class_names=["wave", "clap"],
                                                     predicted=1))
     lines = prediction_lines(source, recognizers, source, labels)
     assert lines[0] == ["action: clap 75% ✓"]
     wrong = Recognizers(action=FakeRecognizer("action", labels=[0, 1], class_names=["wave", "clap"], predicted=0))
     assert prediction_lines(source, wrong, source, labels)[0] == ["action: wave 75%"]  # label 0, but not "clap"
-    assert prediction_lines(source, recognizers, source)[0] == ["action: clap 75%"]  # no library labels: no mark
+    # no library labels: nothing to check the classes against, so no prediction
+    assert prediction_lines(source, recognizers, source)[0] == ["action: no prediction (unknown labels)"]
 
 
 def test_subjects_are_marked_only_within_the_same_data_set():
@@ -94,8 +120,11 @@ def test_subjects_are_marked_only_within_the_same_data_set():
     labels = library_labels(["sit"])
     other = Recognizers(subject=FakeRecognizer("subject", labels=[3, 7], class_names=["S3", "S7"], predicted=0,
                                                trained_on=TrainedOn("synthetic", "f" * 16)))
-    assert prediction_lines(source, other, source, labels)[0] == ["identity: S3 75%"]
-    assert "its subjects are not this library's people" in prediction_notes(other, source, labels)[0]
+    assert prediction_lines(source, other, source, labels)[0] == ["identity: no prediction (trained on synthetic)"]
+    assert "trained on other people (synthetic, 2 subjects)" in prediction_notes(other, source, labels)[0]
+    same = Recognizers(subject=FakeRecognizer("subject", labels=[3, 7, 9], class_names=["S3", "S7", "S9"],
+                                              predicted=0, trained_on=TrainedOn("lib", labels.fingerprint)))
+    assert prediction_lines(source, same, source, labels)[0] == ["identity: S3 75% ✓"]
 
 
 def test_describe_clip_leaves_out_unknown_labels():
