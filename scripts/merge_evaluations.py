@@ -18,7 +18,9 @@ import shlex
 import sys
 from pathlib import Path
 
+from dtmr.errors import DtmrError
 from dtmr.eval.report import merge_runs, write_reports
+from dtmr.eval.row import read_rows
 
 REPORT_FILES = ("results.json", "run.json", "results.md", "tradeoff.png")
 
@@ -37,14 +39,14 @@ def canonical_command(command: str, part: Path, out: Path, append: bool) -> str:
 
 def merge(out: Path, parts: list[Path], append: bool = False) -> list[Path]:
     """Write the joined table into `out` (replacing what is there, or adding to it with `append`);
-    returns the parts used."""
+    returns the parts used. Every part is read before `out` changes: a damaged one (`InputError` naming its
+    results.json) leaves `out` as it was."""
     done = [p for p in parts if (p / "results.json").is_file() and (p / "run.json").is_file()]
+    read = [(part, read_rows(part / "results.json"), json.loads((part / "run.json").read_text())) for part in done]
     if not append:
         for name in REPORT_FILES:
             (out / name).unlink(missing_ok=True)
-    for part in done:
-        rows = json.loads((part / "results.json").read_text())
-        run = json.loads((part / "run.json").read_text())
+    for part, rows, run in read:
         run["command"] = canonical_command(run["command"], part, out, append=(out / "results.json").is_file())
         rows, run = merge_runs(out, rows, run)
         write_reports(out, rows, run)
@@ -59,7 +61,11 @@ def main(argv: list[str]) -> int:
         return 2
     out, parts = Path(argv[0]), [Path(p) for p in argv[1:]]
     out.mkdir(parents=True, exist_ok=True)
-    done = merge(out, parts, append)
+    try:
+        done = merge(out, parts, append)
+    except DtmrError as error:
+        print(error, file=sys.stderr)
+        return 1
     for part in parts:
         print(f"{part}: {'merged' if part in done else 'no results (skipped)'}", file=sys.stderr)
     return 0 if done else 1

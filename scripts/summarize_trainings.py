@@ -10,10 +10,11 @@ RESULTS_DIR is a `dtmr evaluate` output folder (its results.json). Settings trai
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
+from dtmr.errors import InputError
+from dtmr.eval.row import read_rows
 from dtmr.eval.trainings import over_trainings, trainings_table
 
 
@@ -22,18 +23,12 @@ def main(argv: list[str]) -> int:
     parser.add_argument("results_dir", type=Path)
     parser.add_argument("--min-trainings", type=int, default=1)
     args = parser.parse_args(argv)
-    path = args.results_dir / "results.json"
     try:
-        rows = json.loads(path.read_text())
-    except (OSError, ValueError) as error:
-        print(f"{path}: cannot read the results ({error})", file=sys.stderr)
+        rows = read_rows(args.results_dir / "results.json")
+    except InputError as error:
+        print(error, file=sys.stderr)
         return 1
-    try:
-        summaries = over_trainings(rows)
-    except (KeyError, TypeError) as error:
-        print(f"{path}: not the rows of a `dtmr evaluate` run ({error!r})", file=sys.stderr)
-        return 1
-    summaries = [s for s in summaries if s["trainings"] >= args.min_trainings]
+    summaries = [s for s in over_trainings(rows) if s["trainings"] >= args.min_trainings]
     print(trainings_table(summaries))
     return 0
 

@@ -23,6 +23,7 @@ from ..parallel import Workers, run_cells, seed_cell
 from ..train.data import TrainingData
 from .methods import EvalMethod
 from .protocol import EvalSettings, SeedDraw, draw_seed, method_row, seed_values
+from .row import EvaluationRow
 
 Cell = tuple[int, tuple[int, ...]]  # (index of the method, its seeds)
 
@@ -98,7 +99,7 @@ def worker_context(job: EvalJob, device: str) -> EvalContext:
 
 def evaluate(data: TrainingData, methods: Sequence[EvalMethod], evaluators, settings: EvalSettings,
              log: Callable[[str], None] = print, device: str = "cpu", workers: Workers | None = None,
-             job: EvalJob | None = None) -> list[dict]:
+             job: EvalJob | None = None) -> list[EvaluationRow]:
     """One row per method (`protocol.method_row`), the cells computed here or by `workers` (which rebuild
     the context from `job`)."""
     keys = cells(methods, settings)

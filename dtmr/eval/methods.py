@@ -27,15 +27,28 @@ class EvalMethod:
     # in tables
     variant: str | None = None
     _anonymizer: object = field(default=None, repr=False)
+    #: `variant` without the training seed (`setting_variant`): what every training of the setting shares
+    setting_variant: str | None = None
+    #: the checkpoint's training seed (`dtmr train --seed`); None for a parameter-free method or a checkpoint
+    #: that records none
+    training_seed: int | None = None
 
     @property
     def label(self) -> str:
+        return self._named(self.variant)
+
+    @property
+    def setting(self) -> str:
+        """The label every training of this method's setting shares (the label without its training seed)."""
+        return self._named(self.setting_variant)
+
+    def _named(self, variant: str | None) -> str:
         name = methods.display_name(self.method)
         if self.method == NOISE.name:
             name += f" {NOISE_SIGMA * 100:.0f} cm"
         if self.method != DTMR.name or self.beta is None:
-            return name + (f" {self.variant}" if self.variant else "")
-        return f"{name} β={self.beta:g}" + (f" {self.variant}" if self.variant else "")
+            return name + (f" {variant}" if variant else "")
+        return f"{name} β={self.beta:g}" + (f" {variant}" if variant else "")
 
     def anonymize(self, clips: Sequence[Clip], references: Sequence[Clip], seed: int,
                   action_names: Sequence[str] | None = None) -> list[Clip]:
@@ -66,13 +79,14 @@ def checkpoint_method(path: str | Path, device=None) -> EvalMethod:
     """The method and β a checkpoint holds (read from it, without building the model twice); the model runs
     on `device` (default: CUDA when available)."""
     from ..models.anonymizer import Anonymizer
-    from ..models.config import variant_label
+    from ..models.config import setting_variant, training_seed, variant_label
     from ..models.motion import describe_motion_model
 
     anonymizer = Anonymizer.from_checkpoint(path, device=device)
     beta = anonymizer.beta if anonymizer.method == DTMR.name else None
     # None for DMR, PMR and re-timing (no preset, nothing to tell apart)
-    config = anonymizer.model.config_dict()
-    variant = variant_label(config, anonymizer.checkpoint.get("training")) \
-        or describe_motion_model(anonymizer.method, config)
-    return EvalMethod(anonymizer.method, beta, str(path), variant, anonymizer)
+    config, training = anonymizer.model.config_dict(), anonymizer.checkpoint.get("training")
+    fitted = describe_motion_model(anonymizer.method, config)
+    return EvalMethod(anonymizer.method, beta, str(path), variant_label(config, training) or fitted, anonymizer,
+                      setting_variant=setting_variant(config, training) or fitted,
+                      training_seed=training_seed(training))

@@ -49,6 +49,7 @@ from .geometry import geometry_metrics
 from .methods import EvalMethod
 from .metrics import summarize
 from .references import paired_targets
+from .row import EvaluationRow, Summary
 
 ACCURACY_KEYS = ("ar_top1", "ar_top5", "ri_top1", "ri_top5", "ar_retrained_top1", "ri_adaptive_top1",
                  "ri_adaptive_worst", "linkage")
@@ -241,13 +242,12 @@ def seed_values(method: EvalMethod, data: TrainingData, draws: Sequence[SeedDraw
     return per_seed
 
 
-def method_row(method: EvalMethod, per_seed: Sequence[dict]) -> dict:
-    """One row of the results: every metric as {"mean", "std"} over the seeds, plus the per-seed values."""
-    row = {"method": method.method, "beta": method.beta, "label": method.label, "checkpoint": method.checkpoint}
-    for key in per_seed[0]:
-        row[key] = summarize([s[key] for s in per_seed])
-    row["seeds"] = list(per_seed)
-    return row
+def method_row(method: EvalMethod, per_seed: Sequence[dict]) -> EvaluationRow:
+    """One row of the results: every metric as mean ± std over the seeds, plus the per-seed values."""
+    return EvaluationRow(method=method.method, beta=method.beta, label=method.label, checkpoint=method.checkpoint,
+                         setting=method.setting, training_seed=method.training_seed,
+                         metrics={key: Summary(**summarize([s[key] for s in per_seed])) for key in per_seed[0]},
+                         seeds=tuple(dict(s) for s in per_seed))
 
 
 def chance_levels(data: TrainingData) -> dict[str, float]:

@@ -10,8 +10,9 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from .. import methods
-from ..errors import DtmrError
+from ..errors import DtmrError, InputError
 from ..io.atomic import atomic_write
+from .row import EvaluationRow, Summary, read_rows, rows_json
 
 COLUMNS = (
     ("ar_top1", "AR top-1 ↑", 1), ("ar_top5", "AR top-5 ↑", 1), ("ri_top1", "RI top-1 ↓", 1),
@@ -23,20 +24,21 @@ COLUMNS = (
 )
 
 
-def _cell(stat: dict | None, digits: int) -> str:
-    if not stat:
+def _cell(stat: Summary | None, digits: int) -> str:
+    if stat is None:
         return "—"
-    mean, std = stat["mean"], stat["std"]
+    mean, std = stat
     if not math.isfinite(mean):
         return "—"
     return f"{mean:.{digits}f} ± {std:.{digits}f}" if std > 0 else f"{mean:.{digits}f}"
 
 
-def markdown_table(rows: Sequence[dict]) -> str:
-    present = [c for c in COLUMNS if any(c[0] in r for r in rows)]
+def markdown_table(rows: Sequence[EvaluationRow]) -> str:
+    present = [c for c in COLUMNS if any(c[0] in r.metrics for r in rows)]
     head = "| method | " + " | ".join(title for _, title, _ in present) + " |"
     rule = "|---|" + "---|" * len(present)
-    body = ["| " + r["label"] + " | " + " | ".join(_cell(r.get(k), d) for k, _, d in present) + " |" for r in rows]
+    body = ["| " + r.label + " | " + " | ".join(_cell(r.metrics.get(k), d) for k, _, d in present) + " |"
+            for r in rows]
     return "\n".join([head, rule, *body])
 
 
@@ -61,11 +63,12 @@ SAME_PROTOCOL = ("settings", "evaluator_epochs", "evaluator_weights", "data", "c
 RECORDED_SINCE_2026_12_01 = frozenset({"evaluator_weights"})
 
 
-def row_order(row: dict) -> tuple:
-    return methods.order(row["method"]), row["beta"] or 0.0, row.get("checkpoint") or ""
+def row_order(row: EvaluationRow) -> tuple:
+    """A table's order of rows (method, β, checkpoint); rows of one key are one row (`merge_runs`)."""
+    return methods.order(row.method), row.beta or 0.0, row.checkpoint or ""
 
 
-def merge_runs(out_dir: str | Path, rows: Sequence[dict], run: dict) -> tuple[list[dict], dict]:
+def merge_runs(out_dir: str | Path, rows: Sequence[EvaluationRow], run: dict) -> tuple[list[EvaluationRow], dict]:
     """Rows and run of `out_dir`'s earlier evaluation with the new ones added (`dtmr evaluate --append`).
 
     A new row replaces an earlier row of the same method, β and checkpoint. The two runs must share the
@@ -76,14 +79,17 @@ def merge_runs(out_dir: str | Path, rows: Sequence[dict], run: dict) -> tuple[li
     out = Path(out_dir)
     if not (out / "results.json").exists() and not (out / "run.json").exists():
         return list(rows), run
+    for name in ("results.json", "run.json"):
+        if not (out / name).exists():
+            raise DtmrError(f"--append: {out} holds an incomplete evaluation ({name} is missing)")
     try:
-        old_rows = json.loads((out / "results.json").read_text())
         old_run = json.loads((out / "run.json").read_text())
-    except FileNotFoundError as exc:
-        raise DtmrError(f"--append: {out} holds an incomplete evaluation ({Path(exc.filename).name} is missing)") \
-            from None
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise DtmrError(f"--append: {out} holds a damaged results.json or run.json ({exc})") from None
+        raise DtmrError(f"--append: {out} holds a damaged run.json ({exc})") from None
+    try:
+        old_rows = read_rows(out / "results.json")
+    except InputError as exc:
+        raise DtmrError(f"--append: {out} holds a damaged results.json ({exc})") from None
     for key in SAME_PROTOCOL:
         earlier, new = old_run.get(key), json.loads(json.dumps(run.get(key)))  # as the earlier run was stored
         if key in RECORDED_SINCE_2026_12_01 and (earlier is None or new is None):
@@ -100,12 +106,12 @@ def merge_runs(out_dir: str | Path, rows: Sequence[dict], run: dict) -> tuple[li
     return merged, merged_run
 
 
-def write_reports(out_dir: str | Path, rows: Sequence[dict], run: dict) -> None:
+def write_reports(out_dir: str | Path, rows: Sequence[EvaluationRow], run: dict) -> None:
     """`run` holds the command, the settings, the data description and the chance levels."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     with atomic_write(out / "results.json") as tmp:
-        tmp.write_text(json.dumps(list(rows), indent=1) + "\n")
+        tmp.write_text(rows_json(rows))
     with atomic_write(out / "run.json") as tmp:
         tmp.write_text(json.dumps(run, indent=1) + "\n")
     chance = run["chance"]
@@ -136,7 +142,7 @@ def write_reports(out_dir: str | Path, rows: Sequence[dict], run: dict) -> None:
     plot_tradeoff(out / "tradeoff.png", rows, run)
 
 
-def plot_tradeoff(path: Path, rows: Sequence[dict], run: dict) -> None:
+def plot_tradeoff(path: Path, rows: Sequence[EvaluationRow], run: dict) -> None:
     """Write `tradeoff_figure` as a PNG."""
     import matplotlib.pyplot as plt
 
@@ -146,7 +152,7 @@ def plot_tradeoff(path: Path, rows: Sequence[dict], run: dict) -> None:
     plt.close(fig)
 
 
-def tradeoff_figure(rows: Sequence[dict], run: dict):
+def tradeoff_figure(rows: Sequence[EvaluationRow], run: dict):
     """Action recognition (y) against re-identification (x) for every method: the adaptive attacker
     (filled) and the raw-trained one (hollow), a legend of the methods' colours under the plot, and the
     command that made it under the legend.
@@ -160,21 +166,21 @@ def tradeoff_figure(rows: Sequence[dict], run: dict):
 
     command = textwrap.wrap(run["command"], COMMAND_WRAP, break_on_hyphens=False)  # long after --append
     command_height = 0.05 + 0.1 * len(command)  # inches: 6-point lines
-    labels = [row["label"] for row in rows]
+    labels = [row.label for row in rows]
     columns = 2 if max(map(len, labels), default=0) <= LEGEND_TWO_COLUMNS_UP_TO else 1
     legend_height = 0.15 + 0.18 * math.ceil(len(rows) / columns)  # inches: 8-point rows, a gap above the command
     fig, ax = plt.subplots(figsize=(7.5, 5.5 + legend_height + command_height), dpi=120)
     colors = plt.get_cmap("tab10")
     for i, row in enumerate(rows):
-        ar = row["ar_top1"]
+        ar = row.metrics["ar_top1"]
         color = colors(i % 10)
         for key, filled in (("ri_adaptive_top1", True), ("ri_top1", False)):
-            if key not in row:
+            if key not in row.metrics:
                 continue
-            ri = row[key]
-            ax.errorbar(ri["mean"], ar["mean"], xerr=ri["std"], yerr=ar["std"], fmt="o", color=color,
+            ri = row.metrics[key]
+            ax.errorbar(ri.mean, ar.mean, xerr=ri.std, yerr=ar.std, fmt="o", color=color,
                         mfc=color if filled else "none", ms=8, capsize=3,
-                        label=row["label"] if filled or "ri_adaptive_top1" not in row else None)
+                        label=row.label if filled or "ri_adaptive_top1" not in row.metrics else None)
     chance = run["chance"]
     ax.axvline(chance["subject"], color="grey", ls=":", lw=1)
     ax.axhline(chance["action"], color="grey", ls=":", lw=1)

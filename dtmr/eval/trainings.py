@@ -3,7 +3,7 @@
 
 A row's ± is over evaluation seeds of one trained model, so it says nothing of where a second training of
 the same setting lands; on N-UCLA two trainings differed by more than that ± (docs/notebook/experiments.md). Rows are
-grouped by method, β and `setting_label` of their label, so a setting trained once is a group of one.
+grouped by method, β and setting (`EvaluationRow.setting`), so a setting trained once is a group of one.
 """
 
 from __future__ import annotations
@@ -11,28 +11,28 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from ..models.config import setting_label
 from .metrics import summarize
 from .report import COLUMNS
+from .row import EvaluationRow
 
 #: the columns that decide the goal, and the geometry that shows how far the release moved
 SETTING_METRICS = ("ar_top1", "ri_adaptive_top1", "linkage", "mpjpe")
 
 
-def over_trainings(rows: Sequence[dict], metrics: Sequence[str] = SETTING_METRICS) -> list[dict]:
+def over_trainings(rows: Sequence[EvaluationRow], metrics: Sequence[str] = SETTING_METRICS) -> list[dict]:
     """One summary per setting, in the rows' order: {"method", "beta", "label", "trainings", and per metric
     {"mean", "std", "values"}}, where "values" are the trainings' means in row order and mean ± std
     (sample std) is over the finite ones. A metric some training lacks, or none has a finite value
     of, is left out of its setting."""
-    groups: dict[tuple, list[dict]] = {}
+    groups: dict[tuple, list[EvaluationRow]] = {}
     for row in rows:
-        groups.setdefault((row["method"], row["beta"], setting_label(row["label"])), []).append(row)
+        groups.setdefault((row.method, row.beta, row.setting), []).append(row)
     summaries = []
     for (method, beta, label), members in groups.items():
         summary = {"method": method, "beta": beta, "label": label, "trainings": len(members)}
         for metric in metrics:
-            if all(metric in row for row in members):
-                values = [row[metric]["mean"] for row in members]
+            if all(metric in row.metrics for row in members):
+                values = [row.metrics[metric].mean for row in members]
                 if any(math.isfinite(v) for v in values):  # NaN: undefined for that training
                     summary[metric] = {**summarize(values), "values": values}
         summaries.append(summary)

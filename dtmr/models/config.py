@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import dataclasses
 import operator
-import re
 from dataclasses import dataclass
 
 from ..methods import KSAME_RESIDUAL, SOURCE_RESIDUAL
@@ -252,19 +251,27 @@ class DTMRConfig:
             raise ValueError("invalid DTMRConfig: " + "; ".join(problems))
 
 
-#: the label part that names a training seed; `setting_label` strips it again
-_TRAINING_SEED = "training seed"
+#: the label part that names a training seed (`with_training_seed`); dtmr/eval/row.py reads it back out of the
+#: labels of results rows written before rows had a field of their own for it
+TRAINING_SEED = "training seed"
 
 
 def variant_label(config: dict, training: dict | None = None) -> str | None:
-    """How tables and model lists tell DisentangledTMR checkpoints apart: the preset, the residual when it
-    is not the paper's, and the loss weights, output adversary learning rate and warmed output critics set
-    by `dtmr train --loss-weight` / `--output-adversary-lr` / `--warm-output-critics`, and the training seed
-    when it is not the default 0 (`--seed`; two trainings of one setting are otherwise one label), from the
-    checkpoint's `training` record: "small", "paper, naive residual", "small, naive residual, kinematic output",
-    "small, output_identity_adversary=2",
-    "small, output adversary lr 0.001", "small, output critics warmed", "small, training seed 1"; None for a
-    config without a preset."""
+    """How tables and model lists tell DisentangledTMR checkpoints apart: `setting_variant`, and the training
+    seed when it is not the default 0 (`--seed`; two trainings of one setting are otherwise one label), from
+    the checkpoint's `training` record: "small", "small, training seed 1"; None for a config without a
+    preset."""
+    setting = setting_variant(config, training)
+    return None if setting is None else with_training_seed(setting, training_seed(training))
+
+
+def setting_variant(config: dict, training: dict | None = None) -> str | None:
+    """What every training of one DisentangledTMR setting shares: the preset, the residual when it is not the
+    paper's, and the loss weights, output adversary learning rate and warmed output critics set by
+    `dtmr train --loss-weight` / `--output-adversary-lr` / `--warm-output-critics`, from the checkpoint's
+    `training` record: "small", "paper, naive residual", "small, naive residual, kinematic output",
+    "small, output_identity_adversary=2", "small, output adversary lr 0.001", "small, output critics warmed";
+    None for a config without a preset."""
     preset = config.get("preset_name")
     if preset is None:
         return None
@@ -284,16 +291,15 @@ def variant_label(config: dict, training: dict | None = None) -> str | None:
         parts.append(f"output adversary lr {adversary_lr:g}")
     if training.get("warm_output_critics") is True:
         parts.append("output critics warmed")
-    seed = training.get("seed")
-    if isinstance(seed, int) and not isinstance(seed, bool) and seed != 0:
-        parts.append(f"{_TRAINING_SEED} {seed}")
     return ", ".join(parts)
 
 
-_TRAINING_SEED_PART = re.compile(f", {_TRAINING_SEED} -?\\d+$")
+def training_seed(training: dict | None) -> int | None:
+    """The seed of a checkpoint's `training` record (`dtmr train --seed`); None when it records none."""
+    seed = training.get("seed") if isinstance(training, dict) else None  # a checkpoint's, unchecked
+    return seed if isinstance(seed, int) and not isinstance(seed, bool) else None
 
 
-def setting_label(label: str) -> str:
-    """`label` (a `variant_label`, or a results row's label ending in one) without its training seed
-    part: the label that every training of one setting shares."""
-    return _TRAINING_SEED_PART.sub("", label)
+def with_training_seed(setting: str, seed: int | None) -> str:
+    """A setting's label with its training seed named, when it is not the default 0: "small, training seed 1"."""
+    return setting if seed is None or seed == 0 else f"{setting}, {TRAINING_SEED} {seed}"

@@ -6,12 +6,15 @@ import pytest
 
 from dtmr.errors import DtmrError
 from dtmr.eval.report import merge_runs, write_reports
+from dtmr.eval.row import EvaluationRow
 
 
-def _row(method, beta=None, checkpoint=None, ar=50.0):
-    return {"method": method, "beta": beta, "label": f"{method} {beta}", "checkpoint": checkpoint,
-            "ar_top1": {"mean": ar, "std": 1.0}, "ri_top1": {"mean": 20.0, "std": 0.5},
-            "ri_adaptive_top1": {"mean": 10.0, "std": 0.5}}
+def _row(method, beta=None, checkpoint=None, ar=50.0, **changed):
+    """A row as results.json of version 1 holds it, with `changed` entries replaced (None: left out)."""
+    row = {"method": method, "beta": beta, "label": f"{method} {beta}", "checkpoint": checkpoint,
+           "ar_top1": {"mean": ar, "std": 1.0}, "ri_top1": {"mean": 20.0, "std": 0.5},
+           "ri_adaptive_top1": {"mean": 10.0, "std": 0.5}, **changed}
+    return EvaluationRow.from_json({key: value for key, value in row.items() if value is not None})
 
 
 def _run(command, seeds=3, epochs=(4, 4)):
@@ -27,7 +30,7 @@ def test_appended_rows_join_the_table_and_replace_their_own_method(tmp_path):
     write_reports(tmp_path, [_row("raw", ar=80.0), _row("dtmr", 0.2, "a.pt", ar=60.0)], _run("dtmr evaluate A"))
     rows, run = merge_runs(tmp_path, [_row("noise", ar=30.0), _row("dtmr", 0.2, "a.pt", ar=70.0)],
                            _run("dtmr evaluate B --append"))
-    assert [(r["method"], r["ar_top1"]["mean"]) for r in rows] == [("raw", 80.0), ("noise", 30.0), ("dtmr", 70.0)]
+    assert [(r.method, r.metrics["ar_top1"].mean) for r in rows] == [("raw", 80.0), ("noise", 30.0), ("dtmr", 70.0)]
     assert run["command"] == "dtmr evaluate A && dtmr evaluate B --append"
     write_reports(tmp_path, rows, run)
     text = (tmp_path / "results.md").read_text()
@@ -57,7 +60,7 @@ def test_append_refuses_rows_scored_by_other_evaluator_weights(tmp_path):
         merge_runs(tmp_path, [], {**_run("B"), "evaluator_weights": {"action": "aa", "subject": "cc"}})
     rows, _ = merge_runs(tmp_path, [_row("naive")], {**_run("B"), "evaluator_weights": {"action": "aa",
                                                                                        "subject": "bb"}})
-    assert [r["method"] for r in rows] == ["raw", "naive"]
+    assert [r.method for r in rows] == ["raw", "naive"]
     assert merge_runs(tmp_path, [], _run("C"))[1]["command"] == "A && C"  # a run from before the record
 
 
@@ -78,12 +81,12 @@ def test_every_label_of_the_tradeoff_plot_stays_inside_the_figure():
     from dtmr.eval.report import tradeoff_figure
 
     long = "DisentangledTMR β=0.2 small, naive residual"
-    rows = [{**_row("raw", ar=83.0), "label": "raw",
-             "ri_top1": {"mean": 44.7, "std": 0.4}, "ri_adaptive_top1": {"mean": 44.7, "std": 0.4}},
-            {**_row("dtmr", 0.2, "n.pt", ar=71.4), "label": long,
-             "ri_top1": {"mean": 19.7, "std": 1.3}, "ri_adaptive_top1": {"mean": 38.3, "std": 0.9}},
-            {**_row("pmr", checkpoint="p.pt", ar=11.3), "label": "PMR",
-             "ri_top1": {"mean": 9.8, "std": 0.2}, "ri_adaptive_top1": {"mean": 16.9, "std": 0.6}}]
+    rows = [_row("raw", ar=83.0, label="raw",
+                 ri_top1={"mean": 44.7, "std": 0.4}, ri_adaptive_top1={"mean": 44.7, "std": 0.4}),
+            _row("dtmr", 0.2, "n.pt", ar=71.4, label=long,
+                 ri_top1={"mean": 19.7, "std": 1.3}, ri_adaptive_top1={"mean": 38.3, "std": 0.9}),
+            _row("pmr", checkpoint="p.pt", ar=11.3, label="PMR",
+                 ri_top1={"mean": 9.8, "std": 0.2}, ri_adaptive_top1={"mean": 16.9, "std": 0.6})]
     command = " && ".join(f"dtmr evaluate --data runs/nwucla.h5 --split nwucla --model runs/nwucla/m{i}/model.pt "
                           "--baselines '' --seeds 5 --out results/nwucla --recognizers runs/nwucla/recognizers "
                           "--retrain-epochs 30 --device cuda --append" for i in range(7))
@@ -112,8 +115,7 @@ def test_the_tradeoff_legend_takes_two_columns_for_short_labels():
     """Nine methods would make a tall legend in one column; short labels share a row."""
     from dtmr.eval.report import tradeoff_figure
 
-    rows = [{**_row("raw", ar=80.0 - i), "label": f"method {i}", "ri_top1": {"mean": 40.0 + i, "std": 1.0}}
-            for i in range(9)]
+    rows = [_row("raw", ar=80.0 - i, label=f"method {i}", ri_top1={"mean": 40.0 + i, "std": 1.0}) for i in range(9)]
     fig = tradeoff_figure(rows, {**_run("dtmr evaluate"), "chance": {"action": 10.0, "subject": 10.0, "linkage": 0.2}})
     renderer = fig.canvas.get_renderer()
     fig.draw(renderer)

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from dtmr.eval.report import write_reports
+from dtmr.eval.row import EvaluationRow
 
 SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "merge_evaluations.py"
 
@@ -33,7 +34,7 @@ def _part(folder: Path, method: str, ar: float, seeds: int = 5) -> Path:
     row = {"method": method, "beta": None, "label": method, "checkpoint": None,
            "ar_top1": {"mean": ar, "std": 0.0}, "ri_top1": {"mean": 10.0, "std": 0.0},
            "ri_adaptive_top1": {"mean": 20.0, "std": 0.0}}
-    write_reports(folder, [row], run)
+    write_reports(folder, [EvaluationRow.from_json(row)], run)
     return folder
 
 
@@ -83,3 +84,17 @@ def test_append_adds_a_part_to_the_table_already_in_out(merge_script, tmp_path):
     # without --append the earlier table is replaced
     assert merge_script.main([str(out), str(cpu)]) == 0
     assert [r["method"] for r in json.loads((out / "results.json").read_text())] == ["naive"]
+
+
+def test_a_damaged_part_is_one_line_naming_its_results_and_leaves_out_as_it_was(merge_script, tmp_path, capsys):
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "results.md").write_text("the table so far")
+    good = _part(tmp_path / "good", "raw", 80.0)
+    bad = _part(tmp_path / "bad", "naive", 70.0)
+    (bad / "results.json").write_text(json.dumps([{"method": "naive", "label": "naive", "ar_top1": 70.0}]))
+    assert merge_script.main([str(out), str(good), str(bad)]) == 1
+    assert capsys.readouterr().err.strip().splitlines() == [
+        f"{bad / 'results.json'}: not the rows of a `dtmr evaluate` run: row 1: naive: metric 'ar_top1' is not a "
+        '{"mean", "std"} pair of numbers']
+    assert (out / "results.md").read_text() == "the table so far"
