@@ -1,9 +1,11 @@
 """The inference job: source + reference -> the retargeted and released clips the Studio shows.
 
-The released view is the selected checkpoint's β-blended output. The retargeted view is the full
-decoder output D(E_A(source), E_I(reference)) of `RetargetRequest.full_model`: the catalogue's choice,
-`dtmr.models.pairing.find_full_model` (the β = 1 checkpoint of the same method and topology, DESIGN §6;
-the rule `dtmr export` follows), else the selected model's own D (`retarget_pair`'s first clip).
+The released view is the selected checkpoint's β-blended output; the result carries its two terms
+(`ReleaseParts`, from `Anonymizer.retarget_parts`) so that the Studio's β slider re-blends it without the
+model. The retargeted view is the full decoder output D(E_A(source), E_I(reference)) of
+`RetargetRequest.full_model`: the catalogue's choice, `dtmr.models.pairing.find_full_model` (the β = 1
+checkpoint of the same method and topology, DESIGN §6; the rule `dtmr export` follows), else the selected
+model's own D (`retarget_parts`' first clip).
 Loaded anonymizers are cached per (checkpoint entry, device) inside the runner, which lives on its
 worker thread, so switching clips does not reload weights; an entry includes the file's modification
 time, so a checkpoint rewritten in place is loaded again.
@@ -24,6 +26,7 @@ from .checkpoints import CheckpointInfo
 if TYPE_CHECKING:  # dtmr.models imports torch, which the Studio loads only in its model workers
     from dtmr.data.clip import Clip
     from dtmr.models.anonymizer import Anonymizer
+    from dtmr.models.blend import ReleaseParts
 
 #: shown in place of the retargeted and released views while the catalogue holds no retargeting checkpoint
 NO_MODEL_MESSAGE = "No model: add a retargeting checkpoint in the Model panel (Add checkpoint…)."
@@ -47,6 +50,8 @@ class RetargetResult:
     released: Clip
     #: what produced the views, shown under them
     note: str
+    #: what `released` is blended from (the selected model's D and residual, and its β)
+    parts: ReleaseParts | None = None
 
 
 LoadAnonymizer = Callable[[CheckpointInfo, str | None], "Anonymizer"]
@@ -71,7 +76,7 @@ class Retargeting:
         model = self._cached(request.model, request.device)
         token.check()
         progress(1, steps + 1, "running the model")
-        retargeted, released = model.retarget_pair(request.source, request.reference, request.action_names)
+        retargeted, released, parts = model.retarget_parts(request.source, request.reference, request.action_names)
         token.check()
         note = request.model.label
         if steps == 2:
@@ -81,7 +86,7 @@ class Retargeting:
             retargeted, _ = full.retarget_pair(request.source, request.reference, request.action_names)
             note = f"{note}; retargeted view: {request.full_model.label}"
         progress(steps + 1, steps + 1, "done")
-        return RetargetResult(request, retargeted, released, note)
+        return RetargetResult(request, retargeted, released, note, parts)
 
     def _cached(self, info: CheckpointInfo, device: str | None) -> Anonymizer:
         key = (info, device)

@@ -17,9 +17,16 @@ Ownership: the view is created in Python, so Python owns it, but its container d
 creates views calls `dispose()` before their container goes away (the main window does when it
 closes); otherwise the window would be deleted twice. The camera presets are those of the exported videos
 (`dtmr.render.camera.PRESETS`: front = the sensor's viewpoint, side, top, oblique), converted to
-pyqtgraph's orbit angles; the home camera frames the whole clip from the export's default direction.
+pyqtgraph's orbit angles; the home camera looks from the export's default direction.
 Presets keep the current centre and distance and change only the direction.
-Any camera move by the user emits `camera_changed` so `CameraLink` can mirror it.
+Any camera move emits `camera_changed` so `CameraLink` can mirror it; a move by the user (orbit, pan, zoom,
+a preset) also sets `moved_by_user` until the camera is framed again.
+
+Framing (`frame`): the home camera looks at the centre of given bounds (all frames of the clip, or of all
+three views' clips: `ViewsPanel` decides) from far enough that the sphere around them fits the view from any
+direction, with a margin. The field of view spans the view's shorter side (pyqtgraph's spans its width), so
+the fit holds at any window size and aspect without framing again. `set_clip` frames by itself only a view
+never framed before; `ViewsPanel` decides when a shown clip is framed again (docs/studio.md, Cameras).
 
 Overlay mode: `set_ghost` draws a second clip (the source) translucent under this one, at the same frame.
 Hovering with no button held emits `joint_hovered(joint)`: the joint of the shown frame nearest to the
@@ -36,7 +43,7 @@ import shiboken6
 from OpenGL import GL
 from pyqtgraph.opengl.GLViewWidget import GLViewMixin
 from PySide6.QtCore import QEvent, Qt, Signal
-from PySide6.QtGui import QOpenGLContext, QVector3D
+from PySide6.QtGui import QMatrix4x4, QOpenGLContext, QVector3D
 from PySide6.QtOpenGL import QOpenGLWindow
 from PySide6.QtWidgets import QWidget
 
@@ -66,8 +73,8 @@ def orbit_angles(export_azimuth: float, export_elevation: float) -> tuple[float,
 PRESETS = {name: orbit_angles(*angles) for name, angles in EXPORT_PRESETS.items()}
 HOME = PRESETS[DEFAULT_PRESET]
 MIN_DISTANCE = 1.5
-#: the framed clip's extent times this fills the view
-FRAMING_MARGIN = 1.3
+#: the radius of the framed bounds' sphere times this fills the view's shorter side
+FRAMING_MARGIN = 1.12
 GRID_SPACING = 0.5
 
 
@@ -99,6 +106,10 @@ class SkeletonView(GLViewMixin, QOpenGLWindow):
         self._trail_length: int | None = None
         self.home_center = QVector3D(0, 0, 1)
         self.home_distance = 4.0
+        #: the scene bounds (lo, hi) of the last framing (None: never framed)
+        self.framed: tuple[np.ndarray, np.ndarray] | None = None
+        #: the camera was moved by the user since the last framing
+        self.moved_by_user = False
         self._ground = 0.0
         self._grid_size = 4.0
 
@@ -138,7 +149,8 @@ class SkeletonView(GLViewMixin, QOpenGLWindow):
 
     # --- content ---------------------------------------------------------------------------------
     def set_clip(self, joints: np.ndarray | None, topology: str = "", sliding: FootSliding | None = None) -> None:
-        """Show a (T, J, 3) data-space clip, framed by the home camera (None clears the view)."""
+        """Show a (T, J, 3) data-space clip (None clears the view), keeping the camera unless the view was never
+        framed (then its own bounds frame it)."""
         self._scene = None if joints is None else to_scene(joints)
         self._topology = topology
         self._set_hovered(-1)
@@ -146,8 +158,30 @@ class SkeletonView(GLViewMixin, QOpenGLWindow):
         self._joint_colours = None  # per-joint colours belong to the clip they were made for
         if self._scene is not None:
             self._frame = min(self._frame, len(self._scene) - 1)
-            self._frame_clip(joints, topology)
+            self._ground = ground_level([joints], [topology])  # the export's floor height (data y = scene z)
+            if self.framed is None:
+                self.frame(*self.clip_bounds())
         self._apply_clip()
+
+    def clip_bounds(self) -> tuple[np.ndarray, np.ndarray]:
+        """(lo, hi) scene coordinates over every frame of the clip shown (a unit box without a tracked joint)."""
+        points = np.zeros((0, 3)) if self._scene is None else self._scene.reshape(-1, 3)
+        points = points[np.isfinite(points).all(axis=1)]
+        if not len(points):
+            return np.zeros(3), np.ones(3)
+        return points.min(axis=0).astype(np.float64), points.max(axis=0).astype(np.float64)
+
+    def frame(self, lo: np.ndarray, hi: np.ndarray) -> None:
+        """Make the scene box (lo, hi) the home camera's subject and go home (see the module's docstring)."""
+        lo, hi = np.asarray(lo, dtype=np.float64), np.asarray(hi, dtype=np.float64)
+        radius = float(np.linalg.norm(hi - lo)) / 2.0
+        half_fov = math.radians(self.opts["fov"]) / 2.0
+        self.home_center = QVector3D(*map(float, (lo + hi) / 2.0))
+        self.home_distance = max(MIN_DISTANCE, FRAMING_MARGIN * radius / math.sin(half_fov))
+        self._grid_size = max(4.0, 2.0 * math.ceil(float(np.max(hi - lo))))
+        self.framed = (lo, hi)
+        self._place_grid()
+        self.reset_camera()
 
     def set_ghost(self, joints: np.ndarray | None, topology: str = "") -> None:
         """Draw the (T, J, 3) data-space clip `joints` translucent under this view's clip (None: no ghost).
@@ -246,25 +280,6 @@ class SkeletonView(GLViewMixin, QOpenGLWindow):
         self._place_grid()
         self.show_frame(self._frame)
 
-    def _frame_clip(self, joints: np.ndarray, topology: str) -> None:
-        points = self._scene.reshape(-1, 3)
-        points = points[np.isfinite(points).all(axis=1)]
-        if len(points):
-            lo, hi = points.min(axis=0), points.max(axis=0)
-        else:  # a clip without a single tracked joint: frame a unit box
-            lo, hi = np.zeros(3), np.ones(3)
-        centre = (lo + hi) / 2.0
-        extent = float(np.max(hi - lo))
-        # pyqtgraph's field of view is horizontal: a tall (portrait) view needs the height to fit too
-        aspect = self.width() / max(self.height(), 1)
-        needed = max(float(np.max(hi[:2] - lo[:2])), float(hi[2] - lo[2]) * aspect)
-        fov = math.radians(self.opts["fov"])
-        self.home_center = QVector3D(*map(float, centre))
-        self.home_distance = max(MIN_DISTANCE, FRAMING_MARGIN * needed / (2.0 * math.tan(fov / 2.0)))
-        self._ground = ground_level([joints], [topology])  # the export's floor height (data y = scene z)
-        self._grid_size = max(4.0, 2.0 * math.ceil(extent))
-        self.reset_camera()
-
     def _place_grid(self) -> None:
         if self._grid is None or self._scene is None:
             return
@@ -274,26 +289,46 @@ class SkeletonView(GLViewMixin, QOpenGLWindow):
         self._grid.translate(c.x(), c.y(), self._ground)
 
     # --- camera ----------------------------------------------------------------------------------
+    def projectionMatrix(self, region, viewport):  # noqa: N802 (pyqtgraph naming)
+        """pyqtgraph's frustum with the field of view across the shorter side, not always the width."""
+        x0, y0, w, h = viewport
+        dist = self.opts["distance"]
+        near, far = dist * 0.001, dist * 1000.0
+        half = near * math.tan(0.5 * math.radians(self.opts["fov"]))
+        r, t = (half, half * h / w) if w <= h else (half * w / h, half)
+        left = r * ((region[0] - x0) * (2.0 / w) - 1)
+        right = r * ((region[0] + region[2] - x0) * (2.0 / w) - 1)
+        bottom = t * ((region[1] - y0) * (2.0 / h) - 1)
+        top = t * ((region[1] + region[3] - y0) * (2.0 / h) - 1)
+        matrix = QMatrix4x4()
+        matrix.frustum(left, right, bottom, top, near, far)
+        return matrix
+
     def reset_camera(self) -> None:
         self.setCameraPosition(pos=QVector3D(self.home_center), distance=self.home_distance,
                                elevation=HOME[0], azimuth=HOME[1])
+        self.moved_by_user = False
 
     def apply_preset(self, name: str) -> None:
         elevation, azimuth = PRESETS[name]
         self.setCameraPosition(elevation=elevation, azimuth=azimuth)
+        self.moved_by_user = True
 
     def setCameraPosition(self, *args, **kwargs) -> None:  # noqa: N802 (Qt naming)
         super().setCameraPosition(*args, **kwargs)
         self.camera_changed.emit()
 
     def orbit(self, azim, elev) -> None:
+        self.moved_by_user = True
         super().orbit(azim, elev)
         self.camera_changed.emit()
 
     def pan(self, dx, dy, dz, relative="global") -> None:
+        self.moved_by_user = True
         super().pan(dx, dy, dz, relative)
         self.camera_changed.emit()
 
     def wheelEvent(self, ev) -> None:  # noqa: N802
+        self.moved_by_user = True
         super().wheelEvent(ev)
         self.camera_changed.emit()

@@ -1,5 +1,11 @@
 """The three clips on screen (source, retargeted, released), their analyses and the length policy.
 
+β slider: the released view is `ReleaseParts.joints(β)` (`dtmr.models.blend`) of the one model run, so
+`set_beta` re-blends it without the model. The β set is kept across clips and references of the same model
+and given up when the model changes (the controller calls `set_beta(None)`): another checkpoint's own β is
+the meaningful start. The re-blended clip records the β shown in `extra["beta"]`, and `extra["model_beta"]`
+the checkpoint's.
+
 Length policy (`dtmr.render.timeline`, shared with the export): the comparison runs for the longest of
 its clips and a shorter clip holds its last frame. The model maps its output back to the source's length, so the three
 views normally agree; the policy matters for the reference and for clips of odd lengths.
@@ -18,6 +24,7 @@ from .events import Signal
 if TYPE_CHECKING:
     from dtmr.data.clip import Clip
     from dtmr.data.label_set import ClassMatch, LabelSet
+    from dtmr.models.blend import ReleaseParts
 
     from ..core.recognition import RecognitionResult
 
@@ -38,7 +45,7 @@ LENGTH_POLICY = "runs for the longest clip; a shorter clip holds its last frame"
 
 
 class Comparison:
-    """Signals: `clips_changed()`, `status_changed(str)`, `recognition_changed()`.
+    """Signals: `clips_changed()`, `status_changed(str)`, `recognition_changed()`, `beta_changed()`.
 
     `clips` maps a `ViewKind` to a `dtmr.Clip`; the model views are absent until inference returns.
     `model_note` says which model produced them. `unavailable` says why the model views cannot be made
@@ -53,6 +60,11 @@ class Comparison:
         self._feet_of: dict[ViewKind, Clip] = {}  # the clip each entry of `feet` was computed from
         self.reference: Clip | None = None
         self.model_note = ""
+        #: the two terms of the released clip (None: no model output, or a model that gave none)
+        self.release_parts: ReleaseParts | None = None
+        #: the β set with the slider (None: the checkpoint's)
+        self.beta_override: float | None = None
+        self._released_by_model: Clip | None = None
         self.unavailable = ""
         self.status = "No clip selected"
         self.busy = False
@@ -65,6 +77,7 @@ class Comparison:
         self.clips_changed = Signal()
         self.status_changed = Signal()
         self.recognition_changed = Signal()
+        self.beta_changed = Signal()
 
     @property
     def length(self) -> int:
@@ -80,14 +93,54 @@ class Comparison:
         self.clips = {} if source is None else {ViewKind.SOURCE: source}
         self.reference = reference
         self.model_note = ""
+        self.release_parts = self._released_by_model = None
         self.recognition = None
         self._update_feet()
         self.clips_changed.emit()
         self.recognition_changed.emit()
 
-    def set_outputs(self, retargeted: Clip, released: Clip, model_note: str) -> None:
+    @property
+    def model_beta(self) -> float | None:
+        """The β the checkpoint releases with (None without model output)."""
+        return None if self.release_parts is None else self.release_parts.beta
+
+    @property
+    def shown_beta(self) -> float | None:
+        """The β of the released view on screen."""
+        return self.model_beta if self.beta_override is None else self.beta_override
+
+    @property
+    def beta_differs(self) -> bool:
+        """Whether the released view is blended at another β than the checkpoint's."""
+        return self.beta_override is not None and self.release_parts is not None \
+            and abs(self.beta_override - self.release_parts.beta) > 1e-9
+
+    def set_beta(self, beta: float | None) -> None:
+        """Blend the released view at `beta` (None: at the checkpoint's β) from the parts of the one model run."""
+        beta = None if beta is None else min(max(float(beta), 0.0), 1.0)
+        if beta == self.beta_override:
+            return
+        self.beta_override = beta
+        if self._released_by_model is not None and ViewKind.RELEASED in self.clips:
+            self.clips[ViewKind.RELEASED] = self._blended(self._released_by_model)
+            self._update_feet()
+            self.clips_changed.emit()
+        self.beta_changed.emit()
+
+    def _blended(self, released: Clip) -> Clip:
+        if not self.beta_differs:
+            return released
+        beta = self.beta_override
+        extra = dict(released.extra, beta=f"{beta:g}", model_beta=f"{self.release_parts.beta:g}")
+        return released.replace(joints=self.release_parts.joints(beta), extra=extra)
+
+    def set_outputs(self, retargeted: Clip, released: Clip, model_note: str,
+                    parts: ReleaseParts | None = None) -> None:
+        """The model's views; `parts`: what `released` is blended from, for the β slider."""
+        self.release_parts = parts
+        self._released_by_model = released if parts is not None else None
         self.clips[ViewKind.RETARGETED] = retargeted
-        self.clips[ViewKind.RELEASED] = released
+        self.clips[ViewKind.RELEASED] = self._blended(released)
         self.model_note = model_note
         self.unavailable = ""
         self._update_feet()
@@ -102,6 +155,7 @@ class Comparison:
             self.clips.pop(ViewKind.RETARGETED, None)
             self.clips.pop(ViewKind.RELEASED, None)
             self.model_note = ""
+            self.release_parts = self._released_by_model = None
             self._update_feet()
         self.clips_changed.emit()
 

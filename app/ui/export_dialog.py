@@ -183,9 +183,12 @@ class ExportDialog(QDialog):
         released = clips[ViewKind.RELEASED]
         extra = released.extra
         beta = float(extra.get("beta", "nan")) if "beta" in extra else float("nan")
+        method = str(extra.get("method", "model"))
+        if comparison.beta_differs:  # the β slider's β: the released panel's title says it is not the model's
+            method = f"{method}, β set in the Studio (the model's β = {comparison.model_beta:g})"
         self._context = dict(
             source=source, reference=comparison.reference,
-            outputs=ShownOutputs(clips[ViewKind.RETARGETED], released, beta, extra.get("method", "model")),
+            outputs=ShownOutputs(clips[ViewKind.RETARGETED], released, beta, method),
             **self._given,
         )
         length = comparison.length

@@ -16,7 +16,7 @@ import dataclasses
 from pathlib import Path
 
 import numpy as np
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QObject, QTimer, Signal
 
 from dtmr.data.label_set import LabelSet
 from dtmr.io.import_options import ImportOptions
@@ -41,6 +41,8 @@ from ..workers.process_job import ProcessJob
 
 #: what the model processes import before their first request (torch comes with them)
 MODEL_MODULES = ("dtmr.models.anonymizer", "dtmr.models.recognizers")
+#: the released view's predictions and attribution follow the β slider once it rests this long
+BETA_SETTLE_MS = 300
 
 
 class StudioController(QObject):
@@ -79,6 +81,13 @@ class StudioController(QObject):
         self.model: CheckpointInfo | None = None
         self.device = "cpu"
         self.last_result: RetargetResult | None = None
+        #: the model whose β the slider's β belongs to (another model starts at its own β)
+        self._beta_model: CheckpointInfo | None = None
+        self._beta_settled = QTimer(self)
+        self._beta_settled.setSingleShot(True)
+        self._beta_settled.setInterval(BETA_SETTLE_MS)
+        self._beta_settled.timeout.connect(self._released_reblended)
+        comparison.beta_changed.connect(self._beta_settled.start)
         #: (library, index) of the source clip on screen: a new reference keeps that Clip object
         self._source_key: tuple[object, int] | None = None
         #: per view: the clip recognized and each task's (T, C) probabilities, for `_recognized_with`
@@ -194,6 +203,9 @@ class StudioController(QObject):
             self.comparison.set_unavailable(NO_MODEL_MESSAGE)
             self.comparison.set_status(NO_MODEL_MESSAGE)
             return
+        if self.model != self._beta_model:
+            self._beta_model = self.model
+            self.comparison.set_beta(None)
         names = None if self.library is None else self.library.source.action_names
         request = RetargetRequest(source, reference, self.model, self.catalog.full_model(self.model), self.device,
                                   None if names is None else tuple(names))
@@ -304,12 +316,18 @@ class StudioController(QObject):
         if not self._is_latest("inference", request_id):
             return
         self.last_result = result
-        self.comparison.set_outputs(result.retargeted, result.released, result.note)
+        self.comparison.set_outputs(result.retargeted, result.released, result.note, result.parts)
         self.comparison.set_status("Ready")
         self.clock.set_length(self.comparison.length, self.comparison.fps)
         self.message.emit(result.note)
         self._run_recognition()
         self.run_attribution()
+
+    def _released_reblended(self) -> None:
+        """The β slider came to rest: the released view's predictions and attribution follow its clip."""
+        if ViewKind.RELEASED in self.comparison.clips:
+            self._run_recognition()
+            self.run_attribution()
 
     def _run_recognition(self) -> None:
         """Recognize the views whose clip is new; the others keep their probabilities (a new reference

@@ -4,6 +4,14 @@ When the model views cannot be made (`Comparison.unavailable`: no retargeting ch
 reference), each of them is replaced by a message saying why and what to do, in the view's own place.
 Overlay mode draws the source translucent under the released clip, in the released view. Hovering a
 joint in any view emits `hover_text`: the view, the joint's name and its coordinates on the shown frame.
+Under each view one line says what it shows (clip, or method, β and reference); the tooltip has the rest
+(the checkpoint's training options, frames, foot sliding). The β slider sits under the released view.
+
+Cameras (docs/studio.md): a clip is framed over all its frames (all three views' clips together while the
+cameras are linked, so the three show one scale). Switching the model, the reference or β keeps every camera.
+Another source clip (or the model views' first arrival for it) frames again only when the user has not moved
+the camera since the last framing and the clips no longer fit the framed box or are much smaller than it;
+Reset (R) always frames again.
 """
 
 from __future__ import annotations
@@ -22,12 +30,17 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+import numpy as np
+
+from dtmr import methods
 from dtmr.render.style import DEFAULT_STYLE
 from dtmr.skeleton import get_topology
 
 from ..render_gl.camera_link import CameraLink
 from ..render_gl.skeleton_view import PRESETS, SkeletonView
 from ..state.comparison import VIEWS, Comparison, ViewKind
+from .beta_slider import BetaSlider
+from .elided_label import ElidedLabel
 
 SUBTITLES = {
     ViewKind.SOURCE: "the input clip",
@@ -37,6 +50,10 @@ SUBTITLES = {
 MODEL_VIEWS = (ViewKind.RETARGETED, ViewKind.RELEASED)
 #: stack pages of a model view
 VIEW_PAGE, MESSAGE_PAGE = 0, 1
+#: clips still fit the framed box when they stay within it grown by this part of its diagonal
+FIT_SLACK = 0.05
+#: clips whose box is under this part of the framed box's diagonal are framed again (closer)
+SMALLER = 0.6
 
 
 class ViewsPanel(QWidget):
@@ -48,7 +65,8 @@ class ViewsPanel(QWidget):
         self.comparison = comparison
         self.views = {kind: SkeletonView() for kind in VIEWS}
         self.titles = {kind: QLabel() for kind in VIEWS}
-        self.notes = {kind: QLabel() for kind in VIEWS}
+        self.notes = {kind: ElidedLabel() for kind in VIEWS}
+        self.beta = BetaSlider(comparison)
         self.messages = {kind: self._message_label() for kind in MODEL_VIEWS}
         self.stacks: dict[ViewKind, QStackedWidget] = {}
         for kind in MODEL_VIEWS:
@@ -73,14 +91,15 @@ class ViewsPanel(QWidget):
         for column, kind in enumerate(VIEWS):
             # labels must not widen their column: the views share the width equally, so the same
             # camera shows the same scale in each (pyqtgraph's field of view is horizontal)
-            for label in (self.titles[kind], self.notes[kind]):
-                label.setWordWrap(True)
-                label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+            self.titles[kind].setWordWrap(True)
+            self.titles[kind].setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
             self.titles[kind].setTextFormat(Qt.TextFormat.RichText)
             grid.addWidget(self.titles[kind], 0, column)
             grid.addWidget(self.stacks[kind] if kind in self.stacks else self.views[kind].widget, 1, column)
             grid.addWidget(self.notes[kind], 2, column)
             grid.setColumnStretch(column, 1)
+        self.beta.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
+        grid.addWidget(self.beta, 3, VIEWS.index(ViewKind.RELEASED))
         grid.setRowStretch(1, 1)
 
         self.link_box = QCheckBox("Link cameras")
@@ -150,12 +169,16 @@ class ViewsPanel(QWidget):
 
     # --- content ---------------------------------------------------------------------------------
     def refresh_clips(self) -> None:
-        """Load the comparison's clips into the views (a new source resets the cameras)."""
+        """Load the comparison's clips into the views; frame them again as the module's docstring says."""
         c = self.comparison
+        reframe = False
         for kind in VIEWS:
             clip = c.clips.get(kind)
-            if clip is self._shown.get(kind):
-                continue  # e.g. the source when the model's views arrive: keep its camera
+            before = self._shown.get(kind)
+            if clip is before:
+                continue  # e.g. the source when the model's views arrive
+            # another source clip, or the model views' first clips for it; never another model, reference or β
+            reframe |= clip is not None and (kind is ViewKind.SOURCE or before is None)
             self._shown[kind] = clip
             if kind is self.reliance_view:
                 self.reliance_view = None  # a new clip drops the colours (`SkeletonView.set_clip`)
@@ -166,6 +189,8 @@ class ViewsPanel(QWidget):
         for kind in MODEL_VIEWS:
             self.messages[kind].setText(c.unavailable)
             self.stacks[kind].setCurrentIndex(MESSAGE_PAGE if c.unavailable else VIEW_PAGE)
+        if reframe:
+            self._frame_views(force=False)
         if self.link.enabled:
             self.link.set_enabled(True, leader=self.views[ViewKind.SOURCE])
         self._apply_overlay()
@@ -195,17 +220,35 @@ class ViewsPanel(QWidget):
         for kind in VIEWS:
             clip = c.clips.get(kind)
             held = " <i>(holding its last frame)</i>" if self._held.get(kind) else ""
-            self.titles[kind].setText(f"<b>{kind.title}</b> — {SUBTITLES[kind]}{held}")
+            reliance = " <i>(joint colours: the attacker's reliance)</i>" if kind is self.reliance_view else ""
+            self.titles[kind].setText(f"<b>{kind.title}</b> — {SUBTITLES[kind]}{held}{reliance}")
             if clip is None:
-                note = "No clip selected." if kind is ViewKind.SOURCE else "" if c.unavailable else c.status
+                caption = "No clip selected." if kind is ViewKind.SOURCE else "" if c.unavailable else c.status
+                self.notes[kind].set_caption(caption)
+                continue
+            sliding = c.feet[kind].mean if kind in c.feet else float("nan")
+            facts = f"{clip.name} · {clip.num_frames} frames · foot sliding {sliding:.3f} m/s"
+            if kind is ViewKind.SOURCE:
+                caption, details = facts, ""
             else:
-                sliding = c.feet[kind].mean if kind in c.feet else float("nan")
-                note = f"{clip.name} · {clip.num_frames} frames · mean foot sliding {sliding:.3f} m/s"
-                if kind is not ViewKind.SOURCE and c.model_note:
-                    note += f"\n{c.model_note}"
-                if kind is self.reliance_view:
-                    note += "\nJoint colours: the attacker's reliance (Privacy panel)"
-            self.notes[kind].setText(note)
+                caption, details = self._model_caption(kind, clip), "\n".join(filter(None, [facts, c.model_note]))
+            if kind is self.reliance_view:
+                details += "\nJoint colours: the attacker's reliance (Privacy panel)"
+            self.notes[kind].set_caption(caption, details.strip())
+
+    def _model_caption(self, kind: ViewKind, clip) -> str:
+        """One line: the method, the β and the reference (the checkpoint's options go to the tooltip)."""
+        c = self.comparison
+        name = str(clip.extra.get("method", ""))
+        method = methods.display_name(name) if methods.is_method(name) else (name or "model")
+        if kind is ViewKind.RETARGETED:
+            beta = "full retarget"
+        elif c.beta_differs:
+            beta = f"β {c.shown_beta:.2f} (model {c.model_beta:g})"
+        else:
+            beta = f"β {c.shown_beta:g}" if c.shown_beta is not None else f"β {clip.extra.get('beta', '?')}"
+        reference = f"ref {c.reference.name}" if c.reference is not None else ""
+        return " · ".join(filter(None, [method, beta, reference]))
 
     def show_reliance(self, kind: ViewKind | None, rgba=None) -> None:
         """Colour the joints of view `kind` with (J, 4) `rgba`; every other view (or all, for None) plain."""
@@ -253,8 +296,29 @@ class ViewsPanel(QWidget):
             self.views[kind].apply_preset(name)
 
     def reset_cameras(self) -> None:
-        for kind in VIEWS:
-            self.views[kind].reset_camera()
+        """Frame the clips shown again and go home (R), whatever the user did with the cameras."""
+        self._frame_views(force=True)
+        if self.link.enabled:
+            self.link.set_enabled(True, leader=self.views[ViewKind.SOURCE])
+
+    def _frame_views(self, force: bool) -> None:
+        """Frame each view (all of them together while linked) over all frames of its clips: always when
+        `force`, else only when the user has not moved the camera and the clips do not fit the framed box."""
+        groups = [VIEWS] if self.link.enabled else [(kind,) for kind in VIEWS]
+        for group in groups:
+            views = [self.views[k] for k in group]
+            shown = [self.views[k] for k in group if self.comparison.clips.get(k) is not None]
+            if not shown:
+                continue
+            bounds = [v.clip_bounds() for v in shown]
+            lo, hi = np.min([b[0] for b in bounds], axis=0), np.max([b[1] for b in bounds], axis=0)
+            if not force:
+                if any(v.moved_by_user for v in views):
+                    continue
+                if all(v.framed is not None and _fits((lo, hi), v.framed) for v in views):
+                    continue
+            for view in views:
+                view.frame(lo, hi)
 
     def set_feet_enabled(self, enabled: bool) -> None:
         self.feet_box.blockSignals(True)
@@ -269,3 +333,12 @@ class ViewsPanel(QWidget):
         self.trail_box.blockSignals(False)
         for view in self.views.values():
             view.set_trail_length(frames)
+
+
+def _fits(bounds: tuple[np.ndarray, np.ndarray], framed: tuple[np.ndarray, np.ndarray]) -> bool:
+    """Whether the box `bounds` lies within the `framed` box (grown by `FIT_SLACK`) and is not much smaller."""
+    (lo, hi), (framed_lo, framed_hi) = bounds, framed
+    size = float(np.linalg.norm(framed_hi - framed_lo))
+    slack = FIT_SLACK * size
+    inside = bool(np.all(lo >= framed_lo - slack) and np.all(hi <= framed_hi + slack))
+    return inside and float(np.linalg.norm(hi - lo)) >= SMALLER * size

@@ -121,8 +121,16 @@ class FakeAnonymizer:
         root = clip.joints[:, :1]
         full = root + (clip.joints - root) * ratio
         released = (1 - self.beta) * clip.joints + self.beta * full
-        extra = {"source_clip": clip.name, "reference_clip": reference.name, "beta": str(self.beta)}
+        extra = {"source_clip": clip.name, "reference_clip": reference.name, "beta": str(self.beta),
+                 "method": self.method}
         return clip.replace(joints=full, extra=extra), clip.replace(joints=released, extra=extra)
+
+    def retarget_parts(self, clip: Clip, reference: Clip, action_names=None):
+        """`retarget_pair` and the released clip's two terms (the source residual)."""
+        from dtmr.models.blend import ReleaseParts
+
+        retargeted, released = self.retarget_pair(clip, reference, action_names)
+        return retargeted, released, ReleaseParts(retargeted.joints, clip.joints, self.beta)
 
 
 class FakeRecognizer:

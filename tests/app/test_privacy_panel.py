@@ -60,7 +60,7 @@ def test_worst_attacker_attribution_fills_the_track_and_colours_the_joints(relea
     skeleton = window.views.views[ViewKind.SOURCE].skeleton
     assert np.allclose(skeleton.joint_colours, reliance_colours(a.joints_normalized))
     assert window.views.views[ViewKind.RELEASED].skeleton.joint_colours is None
-    assert "attacker's reliance" in window.views.notes[ViewKind.SOURCE].text()
+    assert "attacker's reliance" in window.views.notes[ViewKind.SOURCE].toolTip()
 
     # another clip: the old colours go at once, the new attribution follows
     window.library_panel.select_clip(3)

@@ -109,5 +109,5 @@ def test_foot_overlay_toggle_and_trail_length(studio, qtbot):
     assert not studio.actions.feet.isChecked()
     studio.actions.feet.trigger()
     assert feet._markers.visible()
-    notes = studio.views.notes[ViewKind.SOURCE].text()
+    notes = studio.views.notes[ViewKind.SOURCE].full_text
     assert f"{sliding.mean:.3f} m/s" in notes
