@@ -17,7 +17,7 @@ For each (source, reference) pair:
    normalized space like D and mapped back the same way. k-same (`dtmr.models.motion`) also gets each
    source's subject label (the clip's `subject`, -1 when unknown), so that its partners are other people.
 
-Output clips keep the source's metadata and carry provenance in `extra`: `source_clip`,
+Output clips keep the source's metadata and carry their `Provenance` in `extra`: `source_clip`,
 `reference_clip`, `model`, `method`, `beta` and `output` ("retargeted" or "released").
 """
 
@@ -32,6 +32,7 @@ from torch import nn
 
 from ..data.clip import Clip
 from ..data.label_set import action_name_map, fitted_action_names, shared_action_labels
+from ..data.provenance import Provenance
 from ..errors import DtmrError, InputError
 from ..methods import SOURCE_RESIDUAL
 from ..skeleton import NTU25, Normalization, Topology, to_ntu25
@@ -292,10 +293,9 @@ class Anonymizer:
                             "its weights are unusable, or these clips are far outside what it was trained on")
 
     def _output(self, clip: Clip, reference: Clip, joints: np.ndarray, kind: str) -> Clip:
-        extra = dict(clip.extra)
-        extra.update(source_clip=clip.name, reference_clip=reference.name, model=self.source or "in-memory model",
-                     method=self.method, beta=f"{self.beta:g}", output=kind)
-        return clip.replace(joints=joints, topology=self.topology.name, extra=extra)
+        made = Provenance(method=self.method, beta=self.beta, model=self.source or "in-memory model", output=kind,
+                          source_clip=clip.name, reference_clip=reference.name)
+        return made.stamp(clip, joints=joints, topology=self.topology.name)
 
 
 class _Batch:

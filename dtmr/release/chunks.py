@@ -20,6 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from ..data.clip import Clip
+from ..data.provenance import Provenance
 from ..data.reference_pool import ReferencePool
 from ..errors import DtmrError
 from ..io.clip_source import ClipSource
@@ -128,17 +129,13 @@ class Job(PartFiles):
         return kept
 
     def provenance(self, released: Clip, clip: Clip, index: int, reference: Clip | None, pick: int) -> dict:
-        extra = dict(released.extra)
+        """`released`'s `extra` with the provenance the release's key is built from (`Provenance`, a part
+        clip's: every release field, over what the method or an anonymized source wrote)."""
         info = self.runner.info
-        extra.update(source_clip=clip.name, source_file=str(self.source.path), source_index=str(index),
-                     source_frames=str(clip.num_frames), model=info.model, method=info.name,
-                     seed=str(self.seed), reference_index=str(pick), reference_clip="", reference_subject="",
-                     reference_file="")
-        if reference is not None:
-            extra.update(reference_clip=reference.name, reference_file=str(self.reference_source.path),
-                         reference_subject="" if reference.subject is None else str(reference.subject))
-        if info.beta is None:
-            extra.pop("beta", None)
-        else:
-            extra["beta"] = f"{info.beta:g}"
-        return extra
+        made = Provenance(method=info.name, beta=info.beta, model=info.model, source_clip=clip.name,
+                          source_file=str(self.source.path), source_index=int(index), source_frames=clip.num_frames,
+                          seed=self.seed, reference_index=int(pick),
+                          reference_clip=None if reference is None else reference.name,
+                          reference_subject=None if reference is None else reference.subject,
+                          reference_file=None if reference is None else str(self.reference_source.path))
+        return made.over(released.extra)

@@ -16,6 +16,8 @@ from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
 from ..data.clip import Clip
+from ..data.provenance import Provenance
+from ..errors import DtmrError
 from ..io.atomic import atomic_write
 from ..io.hdf5_output import hdf5_output
 from ..io.library import JOINTS_CRC, ClipLibrary
@@ -84,14 +86,14 @@ def _release_id(position: int, clip: Clip, options) -> str:
 
 
 def _entry(clip: Clip, release_id: str) -> dict:
-    """A key entry but its joint checksum, from a part clip (source metadata + provenance in `extra`)."""
-    extra = clip.extra
-    reference_subject = extra["reference_subject"]
-    return {"release_id": release_id, "source_index": int(extra["source_index"]),
-            "source_clip": extra["source_clip"], "subject": clip.subject, "action": clip.action, "view": clip.view,
-            "repetition": clip.repetition, "source_frames": int(extra["source_frames"]),
-            "reference_index": int(extra["reference_index"]), "reference_clip": extra["reference_clip"],
-            "reference_subject": int(reference_subject) if reference_subject else None}
+    """A key entry but its joint checksum, from a part clip (source metadata + its `Provenance`)."""
+    made = Provenance.from_clip(clip)
+    if made is None or not made.is_release_part or made.source_frames is None or made.reference_index is None:
+        raise DtmrError(f"release part clip {clip.name!r} (of {clip.source_file}) carries no release provenance")
+    return {"release_id": release_id, "source_index": made.source_index, "source_clip": made.source_clip or "",
+            "subject": clip.subject, "action": clip.action, "view": clip.view, "repetition": clip.repetition,
+            "source_frames": made.source_frames, "reference_index": made.reference_index,
+            "reference_clip": made.reference_clip or "", "reference_subject": made.reference_subject}
 
 
 def _attributes(info: MethodInfo, model_sha256: str, token: str, options) -> dict:

@@ -3,6 +3,7 @@ import pytest
 import torch
 
 from dtmr import Clip, InputError
+from dtmr.data.provenance import Provenance
 from dtmr.models.baselines import NaiveRetargeter, naive_retarget_clip
 from dtmr.models.baselines.naive import ancestor_bones
 from dtmr.skeleton import bone_directions, bone_lengths, get_topology, mean_pose_bone_lengths, naive_retarget
@@ -71,5 +72,6 @@ def test_clip_function_keeps_metadata_and_records_provenance():
     out = naive_retarget_clip(clip, ref)
     assert (out.subject, out.action, out.num_frames) == (3, 7, 12)
     assert out.extra["method"] == "naive" and out.extra["reference_clip"] == "b"
+    assert Provenance.from_clip(out) == Provenance("naive", beta=1.0, source_clip="a", reference_clip="b")
     with pytest.raises(InputError, match="ref.skeleton: reference clip .* topology ntu25"):
         naive_retarget_clip(clip, Clip(random_joints(rng, "ntu25", 5), source_file="ref.skeleton"))

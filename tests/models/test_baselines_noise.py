@@ -3,6 +3,7 @@ import pytest
 import torch
 
 from dtmr import Clip
+from dtmr.data.provenance import Provenance
 from dtmr.models.baselines import GaussianNoise, add_joint_noise, noisy_clip
 
 
@@ -38,5 +39,7 @@ def test_retargeter_noise_std_seed_and_interface():
 def test_noisy_clip_provenance():
     clip = Clip(np.zeros((10, 20, 3), dtype=np.float32), topology="kinect_v1_20", subject=2, sample_name="s")
     out = noisy_clip(clip, sigma=0.02, seed=3)
-    assert out.subject == 2 and out.extra == {"source_clip": "s", "method": "noise", "beta": "1.0", "sigma": "0.02"}
+    assert out.subject == 2 and out.extra == {"source_clip": "s", "method": "noise", "beta": "1", "sigma": "0.02",
+                                              "provenance_version": "1"}
+    assert Provenance.from_clip(out) == Provenance("noise", beta=1.0, sigma=0.02, source_clip="s")
     assert 0.01 < out.joints.std() < 0.03

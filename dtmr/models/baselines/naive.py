@@ -12,6 +12,7 @@ import torch
 from torch import nn
 
 from ...data.clip import Clip
+from ...data.provenance import Provenance
 from ...errors import InputError
 from ...methods import NAIVE
 from ...skeleton import Topology, get_topology
@@ -25,8 +26,8 @@ def naive_retarget_clip(clip: Clip, reference: Clip) -> Clip:
         raise InputError(reference.source_file, f"reference clip {reference.name!r} has topology "
                                                 f"{reference.topology}, the source {clip.topology}")
     out = naive_retarget(clip.joints, reference.joints, clip.topology)
-    extra = dict(clip.extra, source_clip=clip.name, reference_clip=reference.name, method=NAIVE.name, beta="1.0")
-    return clip.replace(joints=out, extra=extra)
+    made = Provenance(method=NAIVE.name, beta=1.0, source_clip=clip.name, reference_clip=reference.name)
+    return made.stamp(clip, joints=out)
 
 
 def ancestor_bones(topology: Topology) -> np.ndarray:

@@ -13,6 +13,7 @@ import torch
 from torch import nn
 
 from ...data.clip import Clip
+from ...data.provenance import Provenance
 from ...methods import NOISE
 from ...skeleton import Topology, get_topology
 from .retarget_inputs import check_retarget_inputs
@@ -32,8 +33,8 @@ def add_joint_noise(joints: np.ndarray, sigma: float = DEFAULT_SIGMA,
 
 def noisy_clip(clip: Clip, sigma: float = DEFAULT_SIGMA, seed: int = 0) -> Clip:
     """A copy of `clip` with joint noise, provenance in `extra`."""
-    extra = dict(clip.extra, source_clip=clip.name, method=NOISE.name, beta="1.0", sigma=f"{sigma:g}")
-    return clip.replace(joints=add_joint_noise(clip.joints, sigma, seed), extra=extra)
+    made = Provenance(method=NOISE.name, beta=1.0, sigma=sigma, source_clip=clip.name)
+    return made.stamp(clip, joints=add_joint_noise(clip.joints, sigma, seed))
 
 
 class GaussianNoise(nn.Module):
