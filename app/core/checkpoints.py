@@ -24,7 +24,7 @@ CheckpointInfo = CheckpointHeader
 RECOMMENDED_BETA = DTMR.recommended["beta"]
 
 __all__ = ["CHECKPOINT_SUFFIXES", "RECOMMENDED_BETA", "CheckpointInfo", "CheckpointProblem", "ModelCatalog",
-           "build_catalog", "other_data_set_note", "read_checkpoint_info"]
+           "build_catalog", "read_checkpoint_info"]
 
 #: the catalogue entry of one checkpoint file; `CheckpointError` naming the file when unreadable
 read_checkpoint_info = read_checkpoint_header
@@ -45,7 +45,7 @@ class ModelCatalog:
     recognizers: dict[str, CheckpointInfo] = field(default_factory=dict)
     #: one per file that could not be read
     problems: list[CheckpointProblem] = field(default_factory=list)
-    #: the open library's labels, which the entries are checked against (`other_data_set_note`)
+    #: the open library's labels, which the entries are checked against (`dtmr.models.checkpoints.data_fit`)
     library: LabelSet | None = None
 
     def add(self, info: CheckpointInfo) -> None:
@@ -85,10 +85,3 @@ def build_catalog(folders: list[Path], files: list[Path]) -> ModelCatalog:
         catalog.add(header)
     return catalog
 
-
-def other_data_set_note(info: CheckpointInfo, library: LabelSet | None) -> str:
-    """"trained on the synthetic set, not this library's" when `info` records another data set than the
-    open library's (by label-set fingerprint); "" when it is the same one or cannot be checked."""
-    if info.trained_on.same_data_set(library) is False:
-        return f"trained on {info.trained_on.description}, not on this library's data"
-    return ""

@@ -1,6 +1,9 @@
 """Model panel: the retargeting checkpoints (one per β), the recognizers, the device, inference status.
 
-A checkpoint trained on another data set than the open library's is marked (⚠ and a tooltip). Files that
+Each model says which data it fits, on a second line (`dtmr.models.checkpoints.data_fit`: "fitted on this
+library", "trained on synthetic — this library's data set", "trained on synthetic — not this library's
+skeleton, actions, people"), with the details in its tooltip; one trained on another data set than the open
+library's is also marked ⚠. Files that
 could not be read are one elided line each, at most `PROBLEM_WIDTH` pixels wide (the whole text in the
 tooltip), so a long error never widens the dock; one the user added has a Remove button.
 """
@@ -24,7 +27,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..core.checkpoints import CheckpointProblem, ModelCatalog, other_data_set_note
+from dtmr.models.checkpoints.data_fit import data_fit
+
+from ..core.checkpoints import CheckpointProblem, ModelCatalog
 from .stable_size import keep_space_when_hidden, pin_label_lines
 
 PATH_ROLE = Qt.ItemDataRole.UserRole
@@ -34,6 +39,8 @@ STATUS_LINES = 3
 PROBLEM_WIDTH = 220
 #: marks a checkpoint trained on another data set than the open library's
 OTHER_DATA_SET_MARK = "⚠ "
+#: the data-fit line under a model's name
+FIT_INDENT = "    "
 
 
 class ModelPanel(QWidget):
@@ -49,6 +56,7 @@ class ModelPanel(QWidget):
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
         self.list = QListWidget()
+        self.list.setWordWrap(True)  # a model's data-fit line wraps in a narrow dock rather than being cut
         self.list.currentItemChanged.connect(self._item_changed)
         self.empty_label = QLabel("")
         self.empty_label.setWordWrap(True)
@@ -95,10 +103,11 @@ class ModelPanel(QWidget):
         self.list.blockSignals(True)
         self.list.clear()
         for info in catalog.retargeters:
-            other = other_data_set_note(info, catalog.library)
-            item = QListWidgetItem(OTHER_DATA_SET_MARK + info.label if other else info.label)
+            fit = data_fit(info, catalog.library)
+            mark = OTHER_DATA_SET_MARK if fit.fits is False else ""
+            item = QListWidgetItem(f"{mark}{info.label}\n{FIT_INDENT}{fit.line}")
             item.setData(PATH_ROLE, str(info.path))
-            item.setToolTip(f"{info.path}\n{other}" if other else str(info.path))
+            item.setToolTip(f"{info.path}\n{fit.details}")
             self.list.addItem(item)
             if str(info.path) == selected:
                 self.list.setCurrentItem(item)
@@ -110,14 +119,17 @@ class ModelPanel(QWidget):
         self.empty_label.setText("\n".join(notes))
         self.empty_label.setVisible(bool(notes))
         self._show_problems(catalog.problems)
-        lines = []
+        lines, details = [], []
         for task, info in sorted(catalog.recognizers.items()):
-            other = other_data_set_note(info, catalog.library)
-            lines.append(f"{task}: {OTHER_DATA_SET_MARK if other else ''}{info.label}" + (f" ({other})" if other else ""))
+            fit = data_fit(info, catalog.library)
+            mark = OTHER_DATA_SET_MARK if fit.fits is False else ""
+            lines.append(f"{task}: {mark}{info.label}\n{FIT_INDENT}{fit.line}")
+            details.append(f"{info.path}\n{fit.details}")
         missing = [t for t in ("action", "subject") if t not in catalog.recognizers]
         if missing:
             lines.append(f"No {' or '.join(missing)} recognizer: those predictions are not shown.")
         self.recognizer_label.setText("Recognizers\n" + "\n".join(lines))
+        self.recognizer_label.setToolTip("\n\n".join(details))
 
     def _show_problems(self, problems: list[CheckpointProblem]) -> None:
         for row in self.problem_rows:

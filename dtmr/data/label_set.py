@@ -163,11 +163,6 @@ class TrainedOn:
         labels = _recorded_label_set(recorded) if recorded else None
         return cls(str(name), fingerprint if isinstance(fingerprint, str) and fingerprint else None, labels)
 
-    @property
-    def description(self) -> str:
-        """"the synthetic set", or "an unrecorded data set"."""
-        return f"the {self.name} set" if self.name else "an unrecorded data set"
-
     def same_data_set(self, library: LabelSet | None) -> bool | None:
         """Whether `library` comes from the data set this checkpoint was trained on; None when it cannot be
         checked (no recorded labels, or a library without action labels).

@@ -8,7 +8,7 @@ from PySide6.QtCore import QRect, Qt
 from PySide6.QtWidgets import QApplication
 
 from app.state.comparison import VIEWS
-from app.ui.model_panel import OTHER_DATA_SET_MARK
+from app.ui.model_panel import OTHER_DATA_SET_MARK, PATH_ROLE
 from app.ui.predictions_panel import WITHHELD_CELL
 from dtmr.data.label_set import record_label_set
 from studio_fakes import FakeRecognizer, save_fake_checkpoint, settle
@@ -116,4 +116,52 @@ def test_the_bundled_demos_own_models_are_not_flagged(make_studio, tmp_path, qtb
     panel = window.model_panel
     rows = [panel.list.item(i).text() for i in range(panel.list.count())]
     assert rows and not any(OTHER_DATA_SET_MARK.strip() in row for row in rows), rows
+    assert all(row.splitlines()[1].strip() in ("trained on synthetic — this library's data set",
+                                               "trained on synthetic_pool — this library's data set") for row in rows)
     assert OTHER_DATA_SET_MARK.strip() not in panel.recognizer_label.text()
+    assert panel.recognizer_label.text().count("trained on synthetic — this library's data set") == 2
+
+
+def list_rows_show_all_of_their_text(widget) -> bool:
+    """Every row of the QListWidget is as wide as its viewport at most and tall enough for its wrapped text."""
+    viewport = widget.viewport().rect()
+    for i in range(widget.count()):
+        rect = widget.visualItemRect(widget.item(i))
+        wrapped = widget.fontMetrics().boundingRect(QRect(0, 0, rect.width(), 10000), Qt.TextFlag.TextWordWrap,
+                                                    widget.item(i).text())
+        if rect.width() > viewport.width() or wrapped.height() > rect.height():
+            return False
+    return True
+
+
+@pytest.mark.timeout(120)
+def test_the_model_list_says_which_model_fits_which_data(make_studio, synthetic_models, library_file, tmp_path,
+                                                          fakes, qtbot):
+    """A model fitted on the open library says so; one of the synthetic set is ⚠ and says what differs."""
+    fitted = torch.load(save_fake_checkpoint(synthetic_models / "ksame_mine.pt", method="ksame", beta=1.0),
+                        weights_only=True)
+    fitted["data"] = record_label_set({"path": str(library_file), "topology": "ntu25", "subjects": [0, 1, 2],
+                                       "actions": [0, 1, 2], "action_names": ["wave", "march", "sway"]})
+    torch.save(fitted, synthetic_models / "ksame_mine.pt")
+    synthetic = torch.load(synthetic_models / "dtmr_small_beta0.2.pt", weights_only=True)
+    synthetic["data"] = SYNTHETIC_DATA
+    torch.save(synthetic, synthetic_models / "dtmr_small_beta0.2.pt")
+    fakes.load_recognizer = named_recognizer
+    window = make_studio(models_dir=synthetic_models, size=None)
+    window.open_path(library_file)
+    qtbot.waitUntil(lambda: window.controller.catalog.library is not None and not window.controller.busy,
+                    timeout=20000)
+    settle(qtbot, window)
+    window.docks["model"].raise_()
+    QApplication.processEvents()
+    panel = window.model_panel
+    rows = {panel.list.item(i).data(PATH_ROLE): panel.list.item(i) for i in range(panel.list.count())}
+    mine = rows[str(synthetic_models / "ksame_mine.pt")]
+    assert mine.text().splitlines()[1].strip() == "fitted on this library"
+    assert "this library: clips (3 actions, 3 subjects), skeleton ntu25" in mine.toolTip()
+    other = rows[str(synthetic_models / "dtmr_small_beta0.2.pt")]
+    assert other.text().startswith(OTHER_DATA_SET_MARK)
+    assert other.text().splitlines()[1].strip() == "trained on synthetic — not this library's actions, people"
+    assert "differs: actions, people" in other.toolTip()
+    assert "trained on synthetic — not this library's actions, people" in panel.recognizer_label.text()
+    assert list_rows_show_all_of_their_text(panel.list)
