@@ -33,6 +33,7 @@ from ..errors import DtmrError
 from ..io.outputs import check_output
 from ..methods import KSAME
 from ..release.key import key_path_for
+from .result import AuditResult
 
 #: the k values tried above a k-same file's own, in order
 KSAME_LADDER = (2, 3, 5, 8, 13, 20)
@@ -57,12 +58,11 @@ class RiskTarget:
             raise DtmrError(f"--max-risk {text}: a rate is at most 100%")
         return cls(value, unit)
 
-    def figure(self, audit: dict) -> float:
-        worst = audit["worst"]
-        return float(worst["times_chance"] if self.unit == "x" else worst["accuracy"])
+    def figure(self, result: AuditResult) -> float:
+        return result.worst_times_chance if self.unit == "x" else result.worst_accuracy
 
-    def met_by(self, audit: dict) -> bool:
-        return self.figure(audit) <= self.value
+    def met_by(self, result: AuditResult) -> bool:
+        return self.figure(result) <= self.value
 
     def __str__(self) -> str:
         return f"{self.value:g}× chance" if self.unit == "x" else f"{self.value:g} % re-identified"
@@ -108,9 +108,9 @@ def privacy_ladder(model: str | Path | None, method: str | None, scratch: Path, 
     return rungs
 
 
-def _utility(audit: dict) -> str:
-    action = (audit.get("utility") or {}).get("action_recognition")
-    return "no action labels" if action is None else f"action recognition {action['accuracy']['mean']:.1f} %"
+def _utility(result: AuditResult) -> str:
+    action = result.action_accuracy
+    return "no action labels" if action is None else f"action recognition {action:.1f} %"
 
 
 def anonymize_to_risk(input_path: str | Path, output: str | Path, target: RiskTarget, *, model: str | Path | None,
@@ -140,12 +140,13 @@ def anonymize_to_risk(input_path: str | Path, output: str | Path, target: RiskTa
             log(f"{rung.label}: auditing")
             audit = run_audit(release, key_path_for(release), input_path, default_out(release), settings,
                               command="", log=log, workers=audit_workers)
-            met = target.met_by(audit)
-            row = {"setting": rung.label, "worst": f"{audit['worst']['name']} ({audit['worst']['form']})",
-                   "figure": target.figure(audit), "utility": _utility(audit), "met": met}
+            result = AuditResult.from_audit(audit, default_out(release))
+            met = target.met_by(result)
+            row = {"setting": rung.label, "worst": f"{result.worst_name} ({result.worst_form})",
+                   "figure": target.figure(result), "utility": _utility(result), "met": met}
             tried.append(row)
-            log(f"{rung.label}: worst case {row['worst']} {audit['worst']['accuracy']:.1f} % "
-                f"({audit['worst']['times_chance']:.2f}× chance), {row['utility']}: "
+            log(f"{rung.label}: worst case {row['worst']} {result.worst_accuracy:.1f} % "
+                f"({result.worst_times_chance:.2f}× chance), {row['utility']}: "
                 f"{'meets' if met else 'misses'} {target}")
             if met:
                 _promote(release, output, default_out(release), audit_out, rung)

@@ -99,6 +99,7 @@ def _command(args: argparse.Namespace) -> str:
 
 def run(args: argparse.Namespace) -> int:
     from ..audit.audit_json import default_out
+    from ..audit.result import AuditResult
     from ..audit.suite import AuditSettings, run_audit
     from ..parallel import Workers, worker_devices
     from ..train.distributed import pick_device
@@ -113,16 +114,15 @@ def run(args: argparse.Namespace) -> int:
     workers = Workers(args.workers, args.threads_per_worker, tuple(worker_devices(args.device, device, args.workers)))
     out = args.out or default_out(args.release)
     audit = run_audit(args.release, args.key, args.raw, out, settings, _command(args), log, workers, args.partners)
-    worst = audit["worst"]
-    summary = f"worst attacker {worst['name']} ({worst['form']}): {worst['accuracy']:.1f} % re-identified, " \
-              f"{worst['times_chance']:.1f} x chance ({audit['chance']['subject']:.1f} %)"
+    result = AuditResult.from_audit(audit, out)
+    summary = f"worst attacker {result.worst_name} ({result.worst_form}): {result.worst_accuracy:.1f} % " \
+              f"re-identified, {result.worst_times_chance:.1f} x chance ({result.chance:.1f} %)"
     if "partners" in audit:
         named, linked = audit["partners"]["named"], audit["partners"]["linked"]
         summary += (f"; a partner named in {named['accuracy']['mean']:.1f} % ({named['times_chance']:.1f} x chance), "
                     f"a partner's clip linked in {linked['accuracy']['mean']:.1f} %")
-    failed = [f["field"] for f in audit["metadata"]["findings"] if f["severity"] == "fail"]
-    if failed:  # whatever the motion attackers say, the release identifies people through these
-        summary = f"FAILED: identifying metadata ({', '.join(failed)}); {summary}"
+    if result.metadata_failures:  # whatever the motion attackers say, the release identifies people through these
+        summary = f"FAILED: identifying metadata ({', '.join(result.metadata_failures)}); {summary}"
     warning = audit["calibration"]["warning"]
     if warning:
         print(f"WARNING: {warning}")
