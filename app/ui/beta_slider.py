@@ -1,8 +1,9 @@
 """The β slider: blends the released view live between the source (β = 0) and the full retarget (β = 1).
 
 It drives `Comparison.set_beta`, which re-blends the one model run's `ReleaseParts` (`dtmr.models.blend`): no
-model runs while it moves. The checkpoint's own β is marked on the groove; "Model β" goes back to it. Moves
-are coalesced: a drag that delivers several values in one event-loop pass blends once, at the last value.
+model runs while it moves. The checkpoint's own β is marked on the groove; "Model β" goes back to it. It fits
+under a view 200 pixels wide (the caption above it says when the β shown is not the model's). Moves are
+coalesced: a drag that delivers several values in one event-loop pass blends once, at the last value.
 """
 
 from __future__ import annotations
@@ -26,10 +27,10 @@ class BetaSlider(QWidget):
         self.slider = MarkedSlider(Qt.Orientation.Horizontal)
         self.slider.FLAG_COLOUR = QColor(31, 119, 180)  # the model's β: not a review flag
         self.slider.setRange(0, STEPS)
-        self.slider.setMinimumWidth(110)
+        self.slider.setMinimumWidth(70)
         self.slider.setToolTip("β of the released view: 0 = the source, 1 = the full retarget")
         self.value_label = QLabel()
-        self.value_label.setMinimumWidth(self.value_label.fontMetrics().horizontalAdvance("0.00 (model 0.00)") + 4)
+        self.value_label.setMinimumWidth(self.value_label.fontMetrics().horizontalAdvance("0.00") + 4)
         self.reset_button = QToolButton()
         self.reset_button.setText("Model β")
         self.reset_button.setToolTip("Reset to the model's β (the β the checkpoint releases with)")
@@ -49,8 +50,6 @@ class BetaSlider(QWidget):
         self.refresh()
 
     def _moved(self, value: int) -> None:
-        if self.slider.signalsBlocked():
-            return
         self._pending = value / STEPS
         self._apply.start()
 
@@ -80,5 +79,6 @@ class BetaSlider(QWidget):
             self.slider.blockSignals(True)
             self.slider.setValue(round(shown * STEPS))
             self.slider.blockSignals(False)
-        self.value_label.setText(f"{shown:.2f} (model {model:.2f})" if c.beta_differs else f"{shown:.2f}")
+        self.value_label.setText(f"{shown:.2f}")
+        self.value_label.setToolTip(f"β shown {shown:g}; the model's β {model:g}")
         self.reset_button.setEnabled(c.beta_differs)

@@ -1,8 +1,10 @@
 """The Studio's main window: wires the state objects, the controller, the panels and the menus.
 
 Layout: the "Compare" tab holds the three views, the transport bar and the per-frame tracks; docks hold
-the library (left), the reference (right) and, tabbed below it, the live predictions, the model and the
+the library (left) with the reference below it, and on the right, tabbed, the live predictions, the model and the
 privacy attribution (computed only while its tab is shown; brought to the front when a release opens). The
+window fits a 1366×768 screen: its minimum size is under 1366×728 (docs/studio.md, "Window size"), and a
+first start never opens it larger than the screen's available area. The
 "Train" tab runs `dtmr train` in a separate process. Every frame change goes through one
 `FrameCoalescer`, so the views, tracks, predictions and slider are updated once per event-loop pass.
 Viewer conventions (docs/studio.md): View ▸ Panels shows or hides every dock, the window layout is saved
@@ -19,9 +21,11 @@ from PySide6.QtCore import QSettings, Qt
 from PySide6.QtWidgets import (
     QDockWidget,
     QFileDialog,
+    QFrame,
     QLabel,
     QMainWindow,
     QMessageBox,
+    QScrollArea,
     QSplitter,
     QTabWidget,
 )
@@ -64,6 +68,10 @@ CHECKPOINT_FILTER = "Checkpoints (*.pt *.pth *.ckpt);;All files (*)"
 KEY_FILTER = "Release keys (*.key.json);;JSON (*.json);;All files (*)"
 AUDIT_FILTER = "Audits (audit.json);;JSON (*.json);;All files (*)"
 LOOP_ORDER = (LoopMode.ONCE, LoopMode.LOOP, LoopMode.BOUNCE)
+#: the first start's window size, within the screen's available area
+DEFAULT_SIZE = (1500, 920)
+#: the first start's widths of the left (library, reference) and right (predictions, model…) dock columns
+DOCK_WIDTHS = (320, 280)
 
 
 class MainWindow(QMainWindow):
@@ -102,7 +110,13 @@ class MainWindow(QMainWindow):
         self.trainer = TrainerTab()
         self.tabs = QTabWidget()
         self.tabs.addTab(compare, "Compare")
-        self.tabs.addTab(self.trainer, "Train")
+        # the trainer's form scrolls rather than widening the window past a 1366-pixel screen
+        #: the Train tab's page (the trainer in a scroll area)
+        self.trainer_page = QScrollArea()
+        self.trainer_page.setWidgetResizable(True)
+        self.trainer_page.setFrameShape(QFrame.Shape.NoFrame)
+        self.trainer_page.setWidget(self.trainer)
+        self.tabs.addTab(self.trainer_page, "Train")
         self.setCentralWidget(self.tabs)
         self.export_thread = JobThread(export_comparison, "export", self)
         self.export_dialog = ExportDialog(self.export_thread, self)
@@ -114,7 +128,7 @@ class MainWindow(QMainWindow):
         self.privacy_panel = PrivacyPanel(self.privacy)
         self.docks = {
             "library": self._dock("Library", self.library_panel, Qt.DockWidgetArea.LeftDockWidgetArea),
-            "reference": self._dock("Reference", self.reference_panel, Qt.DockWidgetArea.RightDockWidgetArea),
+            "reference": self._dock("Reference", self.reference_panel, Qt.DockWidgetArea.LeftDockWidgetArea),
             "model": self._dock("Model", self.model_panel, Qt.DockWidgetArea.RightDockWidgetArea),
             "predictions": self._dock("Predictions", self.predictions, Qt.DockWidgetArea.RightDockWidgetArea),
             "privacy": self._dock("Privacy", self.privacy_panel, Qt.DockWidgetArea.RightDockWidgetArea),
@@ -132,6 +146,9 @@ class MainWindow(QMainWindow):
         self._connect()
         self._apply_settings()
         install_review(self)  # before the layout is saved and restored: the Review dock's place is too
+        # docks as wide as their panels need, the rest to the views (else the right dock takes half the width)
+        self.resizeDocks([self.docks["library"], self.docks["predictions"]], list(DOCK_WIDTHS),
+                         Qt.Orientation.Horizontal)
         self.default_layout = self.saveState()
         self._restore_layout()
         self.controller.rescan_models()
@@ -241,7 +258,8 @@ class MainWindow(QMainWindow):
         if geometry is not None:
             self.restoreGeometry(geometry)
         else:
-            self.resize(1500, 920)
+            available = self.screen().availableGeometry()
+            self.resize(min(DEFAULT_SIZE[0], available.width()), min(DEFAULT_SIZE[1], available.height()))
         if state is not None:
             self.restoreState(state)
 

@@ -47,7 +47,7 @@ def test_no_shortcut_fires_while_typing_in_a_text_field(window, qtbot, field):
               "frame box": window.timeline.frame_box, "seed": window.reference_panel.seed_box,
               "epochs": trainer.epoch_boxes[0], "beta": trainer.beta_box, "rate": trainer.lr_box}[field]
     if widget.window() is window and trainer.isAncestorOf(widget):
-        window.tabs.setCurrentWidget(trainer)
+        window.tabs.setCurrentWidget(window.trainer_page)
     if field == "search":
         window.docks["library"].raise_()
     else:

@@ -212,7 +212,7 @@ def test_the_log_keeps_its_end_in_view(tab, qtbot):
 def test_loss_plots_fill_the_tab_at_the_default_window_size(make_studio, qtbot):
     window = make_studio()
     window.resize(1500, 920)  # MainWindow's size without a saved layout
-    window.tabs.setCurrentWidget(window.trainer)
+    window.tabs.setCurrentWidget(window.trainer_page)
     qtbot.waitUntil(lambda: window.trainer.plots[1].isVisible())
     trainer = window.trainer
     plot = trainer.plots[1]

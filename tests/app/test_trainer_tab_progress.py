@@ -49,7 +49,7 @@ def test_the_bundled_demo_opened_in_the_studio_proposes_the_synthetic_split(make
     window.open_path(resource_path(*DEMO_LIBRARY))
     qtbot.waitUntil(lambda: ViewKind.SOURCE in window.comparison.clips, timeout=20000)
     settle(qtbot, window)
-    window.tabs.setCurrentWidget(window.trainer)
+    window.tabs.setCurrentWidget(window.trainer_page)
     trainer = window.trainer
     assert trainer.split_box.currentData() == "synthetic"  # was ntu_cs: its subjects 1-10 pass NTU's checks
     assert "dtmr synthetic" in trainer.split_note.text() and trainer.split_note.isVisible()
