@@ -50,6 +50,7 @@ from .frame_coalescer import FrameCoalescer
 from .library_panel import LibraryPanel
 from .menus import SHORTCUTS, build_menus
 from .model_panel import ModelPanel
+from .motion_fitter import MotionFitter
 from .open_options_dialog import OpenOptionsDialog
 from .playback_driver import PlaybackDriver
 from .predictions_panel import PredictionsPanel
@@ -76,7 +77,7 @@ DOCK_WIDTHS = (320, 280)
 
 class MainWindow(QMainWindow):
     def __init__(self, qsettings: QSettings, retargeting=None, recognition=None, models_dir: Path | None = None,
-                 parent=None, attribution=None, plausibility=None) -> None:
+                 parent=None, attribution=None, plausibility=None, motion_fit=None) -> None:
         super().__init__(parent)
         self.setWindowTitle("DTMR Studio")
         self.setAcceptDrops(True)
@@ -119,6 +120,9 @@ class MainWindow(QMainWindow):
         self.tabs.addTab(self.trainer_page, "Train")
         self.setCentralWidget(self.tabs)
         self.export_thread = JobThread(export_comparison, "export", self)
+        # "Fit k-same on this library" (`motion_fit`: the job, in-process in tests; default a child process)
+        self.motion_fitter = MotionFitter(self) if motion_fit is None else \
+            MotionFitter(self, make_job=lambda: motion_fit)
         self.export_dialog = ExportDialog(self.export_thread, self)
 
         self.library_panel = LibraryPanel()
@@ -183,6 +187,12 @@ class MainWindow(QMainWindow):
         self.model_panel.add_requested.connect(self.add_checkpoint_dialog)
         self.model_panel.rescan_requested.connect(self.controller.rescan_models)
         self.model_panel.remove_requested.connect(self.controller.remove_checkpoint)
+        self.model_panel.fit_requested.connect(self.fit_on_library)
+        self.model_panel.fit_cancel_requested.connect(self.motion_fitter.cancel)
+        self.motion_fitter.progress.connect(
+            lambda text: self.model_panel.show_fit_status(text, self.motion_fitter.running))
+        self.motion_fitter.failed.connect(lambda text: self.model_panel.show_fit_status(text, False))
+        self.motion_fitter.fitted.connect(self._model_fitted)
 
         self.controller.library_opened.connect(self._library_opened)
         self.controller.audit_changed.connect(self.library_panel.set_audit)
@@ -352,6 +362,19 @@ class MainWindow(QMainWindow):
         self.export_dialog.show()  # modeless: playback and the other panels stay usable
         self.export_dialog.raise_()
 
+    def fit_on_library(self, method: str) -> None:
+        """The Model panel's "Fit k-same on this library": fit `method` on the open library in the worker."""
+        library = self.controller.library
+        if library is None or library.release:
+            return
+        self.model_panel.show_fit_status(f"Fitting {method} on {library.path.name}…", True)
+        self.motion_fitter.fit(library.path, method)
+
+    def _model_fitted(self, path: str, text: str) -> None:
+        """The fitted file joins the model list and is selected, so the views show it."""
+        self.model_panel.show_fit_status(text, False)
+        self.controller.add_checkpoint(path)
+
     def load_trained_model(self, path: str) -> None:
         """"Load this model" in the Train tab: add the checkpoint, select it and go back to comparing."""
         self.controller.add_checkpoint(path)
@@ -375,6 +398,8 @@ class MainWindow(QMainWindow):
     def _library_opened(self, library: OpenedLibrary) -> None:
         self.library_panel.set_library(library)
         self.trainer.set_library(library.path, library.table)
+        self.model_panel.set_fit_available("A release has no subjects or actions to fit a motion model on."
+                                           if library.release else "")
         self.reference_panel.set_enabled(len(library.source) > 1)
         if library.release:
             self.docks["privacy"].raise_()  # where a release's risk is explained
@@ -529,6 +554,7 @@ class MainWindow(QMainWindow):
         self.qsettings.sync()
         self.controller.shutdown()
         self.export_thread.stop()
+        self.motion_fitter.stop()
         self.trainer.shutdown()
         self.export_dialog.close()
         for box in list(self.message_boxes):

@@ -13,20 +13,23 @@ from __future__ import annotations
 from pathlib import Path
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QFontMetrics
+from PySide6.QtGui import QAction, QFontMetrics
 from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
     QLabel,
     QListWidget,
     QListWidgetItem,
+    QMenu,
     QProgressBar,
     QPushButton,
     QSizePolicy,
+    QToolButton,
     QVBoxLayout,
     QWidget,
 )
 
+from dtmr.methods import KSAME, display_name, names
 from dtmr.models.checkpoints.data_fit import data_fit
 
 from ..core.checkpoints import CheckpointProblem, ModelCatalog
@@ -41,6 +44,17 @@ PROBLEM_WIDTH = 220
 OTHER_DATA_SET_MARK = "⚠ "
 #: the data-fit line under a model's name
 FIT_INDENT = "    "
+#: the fit button's tooltip; the time is `dtmr.train.motion_fit` on N-UCLA's 1,020 training clips, measured in
+#: the Studio's job on the 2-core CI machine (docs/studio.md, "Fitting k-same on the open library")
+FIT_TOOLTIP = ("Fit a motion model on the open library's clips (the training half of the split its layout "
+               "proposes) and show it; k-same on N-UCLA (1,020 training clips) took 11-13 s. The file goes into "
+               "your models folder, under a new name.")
+#: the fit status wraps to at most this many lines
+FIT_STATUS_LINES = 3
+
+
+def fit_action_text(method: str) -> str:
+    return f"Fit {display_name(method)} on this library"
 
 
 class ModelPanel(QWidget):
@@ -48,6 +62,9 @@ class ModelPanel(QWidget):
     `rescan_requested()`, `remove_requested(str)` (a user-added checkpoint to forget)."""
 
     remove_requested = Signal(str)
+    #: a fitted method's name (`dtmr.methods`, kind "fitted") to fit on the open library; and its cancel
+    fit_requested = Signal(str)
+    fit_cancel_requested = Signal()
     model_selected = Signal(str)
     device_selected = Signal(str)
     add_requested = Signal()
@@ -69,6 +86,15 @@ class ModelPanel(QWidget):
         self.add_button.clicked.connect(self.add_requested)
         self.rescan_button = QPushButton("Rescan")
         self.rescan_button.clicked.connect(self.rescan_requested)
+        self.fit_button = self._fit_button()
+        self.fit_cancel_button = QPushButton("Cancel")
+        self.fit_cancel_button.clicked.connect(self.fit_cancel_requested)
+        keep_space_when_hidden(self.fit_cancel_button)
+        self.fit_cancel_button.setVisible(False)
+        self.fit_status = QLabel("")
+        self.fit_status.setWordWrap(True)
+        pin_label_lines(self.fit_status, FIT_STATUS_LINES)
+        self.set_fit_available("Open a library to fit a model on it.")
         self.device_box = QComboBox()
         self.device_box.currentIndexChanged.connect(self._device_changed)
         self.status_label = QLabel("")  # changes during every inference: it must not re-lay out the window
@@ -83,6 +109,9 @@ class ModelPanel(QWidget):
         buttons = QHBoxLayout()
         buttons.addWidget(self.add_button)
         buttons.addWidget(self.rescan_button)
+        fit_row = QHBoxLayout()
+        fit_row.addWidget(self.fit_button, 1)
+        fit_row.addWidget(self.fit_cancel_button)
         device = QHBoxLayout()
         device.addWidget(QLabel("Device"))
         device.addWidget(self.device_box, 1)
@@ -93,10 +122,44 @@ class ModelPanel(QWidget):
         layout.addWidget(self.empty_label)
         layout.addLayout(self.problems)
         layout.addLayout(buttons)
+        layout.addLayout(fit_row)
+        layout.addWidget(self.fit_status)
         layout.addWidget(self.recognizer_label)
         layout.addLayout(device)
         layout.addWidget(self.status_label)
         layout.addWidget(self.busy)
+
+    def _fit_button(self) -> QToolButton:
+        """One click fits k-same; its menu offers every fitted method (`dtmr.methods`, kind "fitted")."""
+        button = QToolButton()
+        button.setPopupMode(QToolButton.ToolButtonPopupMode.MenuButtonPopup)
+        button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
+        button.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+        menu = QMenu(button)
+        self.fit_actions: dict[str, QAction] = {}
+        for method in names("fitted"):
+            action = menu.addAction(fit_action_text(method))
+            action.triggered.connect(lambda _=False, m=method: self.fit_requested.emit(m))
+            self.fit_actions[method] = action
+        button.setMenu(menu)
+        button.setDefaultAction(self.fit_actions[KSAME.name])
+        return button
+
+    def set_fit_available(self, reason: str = "") -> None:
+        """Fitting is offered ("" ) or not, and why not (`reason`, in the tooltip and the status line)."""
+        for action in self.fit_actions.values():
+            action.setEnabled(not reason)
+        self.fit_button.setEnabled(not reason)
+        self.fit_button.setToolTip(reason or FIT_TOOLTIP)
+
+    def show_fit_status(self, text: str, running: bool) -> None:
+        """What the fit is doing or did (one line, wrapped); while `running` the button waits and Cancel shows."""
+        self.fit_status.setText(text)
+        self.fit_status.setToolTip(text)
+        self.fit_cancel_button.setVisible(running)
+        for action in self.fit_actions.values():
+            action.setEnabled(not running)
+        self.fit_button.setEnabled(not running)
 
     def show_catalog(self, catalog: ModelCatalog, selected: str, models_dir: Path) -> None:
         """List the retargeters (selecting the path `selected`) and the recognizers found in `models_dir`."""

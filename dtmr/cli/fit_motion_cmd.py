@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 
 from ..argtypes import positive_int
-from ..methods import KSAME, names
+from ..methods import names
 
 #: the methods fitted on a split in seconds (dtmr.methods, kind "fitted")
 METHODS = names("fitted")
@@ -52,49 +52,14 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     import sys
+    from pathlib import Path
 
-    from ..data.label_set import record_label_set
-    from ..errors import DtmrError
-    from ..io.outputs import check_output
-    from ..models.checkpoints.checkpoint import save_checkpoint
-    from ..models.motion import (
-        describe_motion_model,
-        fit_motion_model,
-        nearest_embedding_accuracy,
-        nearest_template_accuracy,
-    )
-    from ..models.recognizers import Recognizer
-    from ..train.data import load_training_data
+    from ..train.motion_fit import MotionFitSettings, fit_motion_checkpoint
 
-    inputs = [args.data] + ([args.embedder] if args.embedder else [])
-    check_output(args.out, kind="checkpoint", inputs=inputs, overwrite=args.overwrite)
-    data = load_training_data(args.data, args.split, args.topology)
-    train = data.train
-    embedder = None if args.embedder is None else Recognizer.from_checkpoint(args.embedder, device="cpu")
-    print(f"{args.data}: fitting {args.method} on {len(train)} training clips ({data.topology})", file=sys.stderr,
-          flush=True)
-    try:
-        model = fit_motion_model(args.method, data.topology, train.joints, train.actions, train.subjects,
-                                 k=args.k, timing=args.timing, embedder=embedder,
-                                 partners=args.partners)
-    except ValueError as exc:
-        raise DtmrError(f"{args.data}, split {args.split}: {exc}") from None
-    metrics = {"templates": len(model.bank.actions)}
-    if len(data.test):
-        metrics["nearest_template_accuracy"] = nearest_template_accuracy(model.bank, data.test.joints,
-                                                                         data.test.actions)
-        if embedder is not None:
-            metrics["nearest_embedding_accuracy"] = nearest_embedding_accuracy(model, data.test.joints,
-                                                                               data.test.actions)
-    if args.method == KSAME.name:
-        metrics.update(pool_clips=len(train), pool_subjects=len(set(train.subjects.tolist())))
-    path = save_checkpoint(args.out, model, data=record_label_set(data.describe()), metrics=metrics)
-    settings = describe_motion_model(args.method, model.config_dict())
-    accuracy = metrics.get("nearest_embedding_accuracy", metrics.get("nearest_template_accuracy"))
-    named_by = ("the nearest pool clip in the embedding" if "nearest_embedding_accuracy" in metrics
-                else "nearest template")
-    print(f"wrote {path}: {args.method}{f' {settings}' if settings else ''}, {metrics['templates']} action templates"
-          + (f", pool of {metrics['pool_clips']} clips by {metrics['pool_subjects']} subjects"
-             if args.method == KSAME.name else "")
-          + ("" if accuracy is None else f"; {named_by} names the action of {accuracy:.1f} % of test clips"))
+    settings = MotionFitSettings(args.method, k=args.k, timing=args.timing, partners=args.partners,
+                                 embedder=None if args.embedder is None else Path(args.embedder),
+                                 topology=args.topology)
+    fit = fit_motion_checkpoint(args.data, args.split, settings, args.out, overwrite=args.overwrite,
+                                log=lambda line: print(line, file=sys.stderr, flush=True))
+    print(f"wrote {fit.path}: {fit.summary}")
     return 0

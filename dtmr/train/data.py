@@ -68,7 +68,8 @@ def prepare_clips(clips: list[Clip], topology: str) -> SplitArrays:
 @dataclass
 class TrainingData:
     path: str
-    split: str
+    #: the named split; None when every clip is training data
+    split: str | None
     topology: str
     train: SplitArrays
     test: SplitArrays
@@ -102,14 +103,19 @@ class TrainingData:
         }
 
 
-def load_training_data(path: str | Path, split: str, topology: str | None = None) -> TrainingData:
-    """Read `path` (anything `open_clip_source` opens), apply `split`, normalize both halves."""
+def load_training_data(path: str | Path, split: str | None, topology: str | None = None) -> TrainingData:
+    """Read `path` (anything `open_clip_source` opens), apply `split`, normalize both halves. `split` None:
+    every clip is training data and the test half is empty (a motion model fitted on a whole library that no
+    split fits, `dtmr.train.motion_fit`)."""
     from ..io.sources import open_clip_source
 
     source = open_clip_source(path)
     try:
         metadata = source.metadata_table()
-        train_idx, test_idx = split_indices(split, metadata)
+        if split is None:
+            train_idx, test_idx = np.arange(len(source), dtype=np.int64), np.zeros(0, dtype=np.int64)
+        else:
+            train_idx, test_idx = split_indices(split, metadata)
         target = topology or source.topology
         if target != source.topology and target != "ntu25":
             raise DtmrError(f"{path}: cannot train a {target} model on {source.topology} clips")

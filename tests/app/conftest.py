@@ -99,9 +99,10 @@ def fakes():
 
 @pytest.fixture
 def make_studio(qtbot, tmp_path, fakes):
-    """make_studio(models_dir=None, ..., attribution=None, scoring_process=False) -> a shown MainWindow using the
-    fakes (`attribution`: the Privacy panel's job; `scoring_process`: plausibility scored in the Studio's child
-    process, not in its worker thread); closed after the test.
+    """make_studio(models_dir=None, ..., attribution=None, scoring_process=False, motion_fit=None) -> a shown
+    MainWindow using the fakes (`attribution`: the Privacy panel's job; `scoring_process`: plausibility scored in
+    the Studio's child process, not in its worker thread; `motion_fit`: the job of "Fit k-same on this library",
+    by default the Studio's child process); closed after the test.
 
     Without `models_dir` the models folder holds what a release bundles, as fake checkpoints: the two
     DisentangledTMR ones (β = 0.2 and β = 1), no recognizers.
@@ -111,7 +112,7 @@ def make_studio(qtbot, tmp_path, fakes):
     windows = []
 
     def make(models_dir: Path | None = None, settings_file: Path | None = None, size=(1300, 850), attribution=None,
-             scoring_process: bool = False):
+             scoring_process: bool = False, motion_fit=None):
         if models_dir is None:
             models_dir = tmp_path / "bundled-models"
             models_dir.mkdir(exist_ok=True)
@@ -126,6 +127,7 @@ def make_studio(qtbot, tmp_path, fakes):
             attribution=attribution,
             # in-process scoring unless the test is about the Studio's own child process
             plausibility=None if scoring_process else ChunkScorer(),
+            motion_fit=motion_fit,
         )
         if size is not None:
             window.resize(*size)
