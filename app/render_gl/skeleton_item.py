@@ -6,6 +6,8 @@ Joints are coloured by body side, or by per-joint colours given with `set_joint_
 panel's reliance map); then each bone takes its child joint's colour and joints are drawn larger.
 A ghost (overlay mode: the source under the released clip) is a translucent item of one fixed colour,
 drawn before the others (a lower depth value) so the opaque skeleton covers it where they overlap.
+`set_hidden` leaves out joints (a body part: `dtmr.skeleton.body_parts`) with the bones into them, and can
+leave out every joint marker, keeping the bones.
 """
 
 from __future__ import annotations
@@ -43,6 +45,8 @@ class SkeletonItem:
         self._side_rgba = (self._bone_rgba, self._joint_rgba)
         self._joint_size = joint_size
         self._num_joints = 0
+        self._hidden = np.zeros(0, dtype=bool)
+        self.markers = True
         self.joint_colours: np.ndarray | None = None
         self.set_visible(False)
 
@@ -52,6 +56,7 @@ class SkeletonItem:
         self._frames = np.asarray(scene_joints, dtype=np.float32)
         self._parents, self._children = topo.bone_parents, topo.bone_children
         self._num_joints = topo.num_joints
+        self._hidden = np.zeros(topo.num_joints, dtype=bool)
         if self._ghost_rgba is None:
             self._side_rgba = (np.repeat(bone_colours(topo), 2, axis=0).reshape(-1, 2, 4), joint_colours(topo))
         else:
@@ -77,15 +82,23 @@ class SkeletonItem:
         self._bone_rgba = np.repeat(rgba[self._children][:, None], 2, axis=1)  # (B, 2, 4)
         self._joints.setData(size=self._joint_size * COLOURED_JOINT_SCALE)
 
+    def set_hidden(self, joints: np.ndarray | None, markers: bool = True) -> None:
+        """Leave out the (J,) bool `joints` (None: none) and the bones into them; `markers`: draw the joints.
+
+        Takes effect at the next `set_frame`."""
+        self._hidden = np.zeros(self._num_joints, dtype=bool) if joints is None else np.asarray(joints, dtype=bool)
+        self.markers = bool(markers)
+
     def set_frame(self, frame: int) -> None:
         pose = self._frames[frame]
         present = np.isfinite(pose).all(axis=1)
-        bones = present[self._parents] & present[self._children]
+        bones = present[self._parents] & present[self._children] & ~self._hidden[self._children]
+        present &= ~self._hidden
         segments = np.stack([pose[self._parents[bones]], pose[self._children[bones]]], axis=1)
         self._bones.setData(pos=segments.reshape(-1, 3), color=self._bone_rgba[bones].reshape(-1, 4))
         self._joints.setData(pos=pose[present], color=self._joint_rgba[present])
         self._bones.setVisible(bool(bones.any()))
-        self._joints.setVisible(bool(present.any()))
+        self._joints.setVisible(self.markers and bool(present.any()))
 
     def set_visible(self, visible: bool) -> None:
         self._bones.setVisible(visible)

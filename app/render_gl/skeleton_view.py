@@ -28,6 +28,9 @@ direction, with a margin. The field of view spans the view's shorter side (pyqtg
 the fit holds at any window size and aspect without framing again. `set_clip` frames by itself only a view
 never framed before; `ViewsPanel` decides when a shown clip is framed again (docs/studio.md, Cameras).
 
+Visibility: `set_visibility` hides body parts (`dtmr.skeleton.body_parts`: arms, legs, torso and head) and the
+joint markers, in the clip and its ghost; it holds for every clip the view shows next.
+
 Overlay mode: `set_ghost` draws a second clip (the source) translucent under this one, at the same frame.
 Hovering with no button held emits `joint_hovered(joint)`: the joint of the shown frame nearest to the
 mouse within `picking.PICK_RADIUS` pixels, or -1 when none (also when the mouse leaves).
@@ -50,6 +53,7 @@ from PySide6.QtWidgets import QWidget
 from dtmr.render.camera import DEFAULT_PRESET
 from dtmr.render.camera import PRESETS as EXPORT_PRESETS
 from dtmr.render.ground import ground_level
+from dtmr.skeleton.body_parts import BodyPart, joints_of
 
 from ..core.foot_sliding import FootSliding
 from .coordinates import to_scene
@@ -103,6 +107,9 @@ class SkeletonView(GLViewMixin, QOpenGLWindow):
         self._joint_colours: np.ndarray | None = None
         self._frame = 0
         self._feet_enabled = True
+        #: the body parts left out, and whether joint markers are drawn
+        self.hidden_parts: frozenset[BodyPart] = frozenset()
+        self.markers = True
         self._trail_length: int | None = None
         self.home_center = QVector3D(0, 0, 1)
         self.home_distance = 4.0
@@ -200,6 +207,7 @@ class SkeletonView(GLViewMixin, QOpenGLWindow):
             self.ghost.set_visible(False)
         else:
             self.ghost.set_clip(self._ghost_scene, self._ghost_topology)
+            self._apply_visibility()
 
     def show_frame(self, frame: int) -> None:
         self._frame = frame
@@ -249,6 +257,20 @@ class SkeletonView(GLViewMixin, QOpenGLWindow):
             self.skeleton.set_joint_colours(self._joint_colours)
             self.show_frame(self._frame)
 
+    def set_visibility(self, hidden_parts, markers: bool) -> None:
+        """Leave out the body parts `hidden_parts` (bones and joints); `markers`: draw the joints as points."""
+        self.hidden_parts, self.markers = frozenset(hidden_parts), bool(markers)
+        self._apply_visibility()
+        if self.ready:
+            self.show_frame(self._frame)
+
+    def _apply_visibility(self) -> None:
+        if not self.ready:
+            return
+        for item, topology in ((self.skeleton, self._topology), (self.ghost, self._ghost_topology)):
+            if topology:
+                item.set_hidden(joints_of(topology, self.hidden_parts), self.markers)
+
     def set_feet_enabled(self, enabled: bool) -> None:
         self._feet_enabled = enabled
         if self.ready:
@@ -270,6 +292,7 @@ class SkeletonView(GLViewMixin, QOpenGLWindow):
             self.update()
             return
         self.skeleton.set_clip(self._scene, self._topology)
+        self._apply_visibility()
         if self._joint_colours is not None:
             self.skeleton.set_joint_colours(self._joint_colours)
         if self._sliding is not None:

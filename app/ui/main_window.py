@@ -147,6 +147,7 @@ class MainWindow(QMainWindow):
         self.statusBar().addPermanentWidget(self.hover_label)
 
         self.actions = build_menus(self)
+        self.views.fill_show_menu(self.actions.show)
         self._connect()
         self._apply_settings()
         install_review(self)  # before the layout is saved and restored: the Review dock's place is too

@@ -54,6 +54,8 @@ class MenuActions:
     feet: QAction
     overlay: QAction
     screenshot: QAction
+    #: View ▸ Show: the views panel's show/hide actions go here (`ViewsPanel.visibility_actions`)
+    show: QMenu
     panels: QMenu
     reset_layout: QAction
     play: QAction
@@ -119,6 +121,7 @@ def build_menus(window: QMainWindow) -> MenuActions:
     feet = _action(window, view_menu, "Foot-sliding &overlay", checkable=True)
     overlay = _action(window, view_menu, "Source &under released (overlay mode)", "G", checkable=True)
     screenshot = _action(window, view_menu, "&Screenshot of the views", "P")
+    show = view_menu.addMenu("S&how")
     view_menu.addSeparator()
     panels = view_menu.addMenu("&Panels")
     panels.aboutToShow.connect(lambda: fill_panels_menu(panels, window))
@@ -154,8 +157,7 @@ def build_menus(window: QMainWindow) -> MenuActions:
     help_menu = bar.addMenu("&Help")
     shortcuts_help = _action(window, help_menu, "&Keyboard shortcuts")
     about = _action(window, help_menu, "&About DTMR Studio")
-    return MenuActions(open_file, open_folder, recent, open_key, open_audit, export, add_checkpoint, quit_action, link, presets, reset,
-                       feet, overlay, screenshot, panels, reset_layout, play, previous_frame, next_frame, back_ten,
-                       forward_ten, first, last, slower, faster, cycle, loop_modes, every_frame, go_to_frame,
-                       loop_start, loop_end, clear_loop, shortcuts_help, about,
-                       open_with_options)
+    return MenuActions(open_file, open_folder, recent, open_key, open_audit, export, add_checkpoint, quit_action, link,
+                       presets, reset, feet, overlay, screenshot, show, panels, reset_layout, play, previous_frame,
+                       next_frame, back_ten, forward_ten, first, last, slower, faster, cycle, loop_modes, every_frame,
+                       go_to_frame, loop_start, loop_end, clear_loop, shortcuts_help, about, open_with_options)

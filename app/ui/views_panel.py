@@ -7,6 +7,11 @@ joint in any view emits `hover_text`: the view, the joint's name and its coordin
 Under each view one line says what it shows (clip, or method, β and reference); the tooltip has the rest
 (the checkpoint's training options, frames, foot sliding). The β slider sits under the released view.
 
+Visibility (napari's layer eye, aitviewer's per-node show): each view can be hidden (the others share its width;
+the last one shown cannot be), and in every view the arms, the legs, the torso and head, and the joint markers
+(bones kept) can be hidden. The checkable actions (`visibility_actions`) sit in the toolbar's *Show* menu and in
+View ▸ Show (`fill_show_menu`); they last for the session.
+
 Cameras (docs/studio.md): a clip is framed over all its frames (all three views' clips together while the
 cameras are linked, so the three show one scale). Switching the model, the reference or β keeps every camera.
 Another source clip (or the model views' first arrival for it) frames again only when the user has not moved
@@ -17,11 +22,13 @@ Reset (R) always frames again.
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QAction
 from PySide6.QtWidgets import (
     QCheckBox,
     QGridLayout,
     QHBoxLayout,
     QLabel,
+    QMenu,
     QSizePolicy,
     QSpinBox,
     QStackedWidget,
@@ -35,6 +42,7 @@ import numpy as np
 from dtmr import methods
 from dtmr.render.style import DEFAULT_STYLE
 from dtmr.skeleton import get_topology
+from dtmr.skeleton.body_parts import BodyPart
 
 from ..render_gl.camera_link import CameraLink
 from ..render_gl.skeleton_view import PRESETS, SkeletonView
@@ -88,6 +96,7 @@ class ViewsPanel(QWidget):
 
         grid = QGridLayout()
         grid.setSpacing(4)
+        self._grid = grid
         for column, kind in enumerate(VIEWS):
             # labels must not widen their column: the views share the width equally, so the same
             # camera shows the same scale in each (pyqtgraph's field of view is horizontal)
@@ -120,6 +129,17 @@ class ViewsPanel(QWidget):
         self.reset_button.setToolTip("Frame each clip again")
         self.reset_button.clicked.connect(self.reset_cameras)
         toolbar.addWidget(self.reset_button)
+        self.view_actions = {kind: self._toggle(f"{kind.title} view", self._views_shown_changed) for kind in VIEWS}
+        self.part_actions = {part: self._toggle(part.title, self._parts_changed) for part in BodyPart}
+        self.markers_action = self._toggle("Joint markers", self._parts_changed)
+        self.show_menu = QMenu("Show", self)
+        self.fill_show_menu(self.show_menu)
+        self.show_button = QToolButton()
+        self.show_button.setText("Show")
+        self.show_button.setToolTip("Show or hide views, body parts and joint markers")
+        self.show_button.setMenu(self.show_menu)
+        self.show_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        toolbar.addWidget(self.show_button)
         self.feet_box = QCheckBox("Foot sliding")
         self.feet_box.setChecked(True)
         self.feet_box.setToolTip("Contact joints coloured by sliding speed (green planted, magenta sliding)")
@@ -157,6 +177,38 @@ class ViewsPanel(QWidget):
         self.comparison.clips_changed.disconnect(self.refresh_clips)
         for view in self.views.values():
             view.dispose()
+
+    def _toggle(self, text: str, slot) -> QAction:
+        action = QAction(text, self)
+        action.setCheckable(True)
+        action.setChecked(True)
+        action.toggled.connect(lambda _on: slot())
+        return action
+
+    def visibility_actions(self) -> list[QAction]:
+        """The checkable show/hide actions: the three views, the body parts, the joint markers."""
+        return [*self.view_actions.values(), *self.part_actions.values(), self.markers_action]
+
+    def fill_show_menu(self, menu: QMenu) -> None:
+        """Put the show/hide actions into `menu` (the toolbar's *Show*, View ▸ Show): views, then body parts."""
+        menu.addActions(list(self.view_actions.values()))
+        menu.addSeparator()
+        menu.addActions([*self.part_actions.values(), self.markers_action])
+
+    def _views_shown_changed(self) -> None:
+        shown = [kind for kind, action in self.view_actions.items() if action.isChecked()]
+        for kind, action in self.view_actions.items():
+            visible = kind in shown
+            action.setEnabled(not (visible and len(shown) == 1))  # the last view shown stays
+            for widget in (self.titles[kind], self.stacks.get(kind, self.views[kind].widget), self.notes[kind]):
+                widget.setVisible(visible)
+            self._grid.setColumnStretch(VIEWS.index(kind), 1 if visible else 0)
+        self.beta.setVisible(ViewKind.RELEASED in shown)
+
+    def _parts_changed(self) -> None:
+        hidden = {part for part, action in self.part_actions.items() if not action.isChecked()}
+        for view in self.views.values():
+            view.set_visibility(hidden, self.markers_action.isChecked())
 
     @staticmethod
     def _message_label() -> QLabel:
