@@ -63,7 +63,6 @@ class MotionFitter(QObject):
         """End the worker (the window closes)."""
         if self._thread is not None:
             self._thread.stop()
-            self._thread.wait()
 
     def _progress(self, request_id: int, _done: int, _total: int, text: str) -> None:
         if request_id == self._request_id:

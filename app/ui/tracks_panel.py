@@ -9,8 +9,11 @@ says why. Each track's name is its title (a rotated axis label does not fit
 an 80-pixel track); the views' legend is one row, and only the sliding track draws the shared time axis,
 so all three entries show inside a short track. Both come from `Recognizer.window_probabilities` (a
 sliding window centred on each frame). The sliding track is the fastest contact joint's horizontal speed
-on each frame, with gaps where no foot touches the ground. A vertical line marks the current frame;
-clicking a track seeks there. The reliance track (shown with the Privacy panel) plots how much the
+on each frame, with gaps where no foot touches the ground; every contact frame is also a dot, so a clip
+whose contacts are single frames between gaps (a jittery model output: the line has no segment to draw)
+still shows its speeds, and the range reaches every view's own 99th percentile, so a view with a few fast
+contact frames is not cut off by the many slow ones of another (issue 42: no curve, caption 1.5 m/s). A
+vertical line marks the current frame; clicking a track seeks there. The reliance track (shown with the Privacy panel) plots how much the
 attacker relies on each frame of the released clip: the drop of its subject score when the frames around
 it are hidden, over the clip's largest drop (`dtmr.audit.attribution`).
 """
@@ -31,6 +34,8 @@ TRACK_HEIGHT = 80
 RELIANCE_PEN = (190, 0, 40)
 #: the sliding track shows at least 0 to this many m/s, so a planted clip reads as flat and low
 SLIDING_RANGE = 0.3
+#: diameter in pixels of a contact frame's dot on the sliding track
+SLIDING_DOT = 4
 #: width of every track's left axis, so the tracks' time axes line up
 AXIS_WIDTH = 34
 TRACK_NAMES = {"action": "P(action)", "subject": "P(identity)", "sliding": "foot sliding (m/s)"}
@@ -44,6 +49,8 @@ class TracksPanel(QWidget):
         self.comparison = comparison
         self.plots: dict[str, pg.PlotWidget] = {}
         self.curves: dict[tuple[str, ViewKind], pg.PlotDataItem] = {}
+        #: the sliding track's contact frames as dots, per view
+        self.sliding_dots: dict[ViewKind, pg.ScatterPlotItem] = {}
         self.playheads: list[pg.InfiniteLine] = []
         self._ranges: dict[str, tuple[float, float]] = {}
         layout = QVBoxLayout(self)
@@ -70,6 +77,10 @@ class TracksPanel(QWidget):
                 curve = plot.plot([], [], pen=pg.mkPen(VIEW_PENS[kind], width=2), connect="finite",
                                   name=kind.title if legend is not None else None)
                 self.curves[(name, kind)] = curve
+                if name == "sliding":
+                    dots = pg.ScatterPlotItem(size=SLIDING_DOT, pen=None, brush=pg.mkBrush(VIEW_PENS[kind]))
+                    plot.addItem(dots)
+                    self.sliding_dots[kind] = dots
             playhead = pg.InfiniteLine(pos=0, angle=90, pen=pg.mkPen((200, 0, 0), width=1))
             plot.addItem(playhead)
             self.playheads.append(playhead)
@@ -115,15 +126,18 @@ class TracksPanel(QWidget):
     def refresh(self) -> None:
         c = self.comparison
         self._set_range("x", 0.0, float(max(c.length - 1, 1)))
+        tops = []
         for kind in VIEWS:
             sliding = c.feet.get(kind)
             y = sliding.per_frame() if sliding is not None else np.zeros(0)
             self.curves[("sliding", kind)].setData(np.arange(len(y)), y)
-        speeds = np.concatenate([f.per_frame() for f in c.feet.values()] or [np.zeros(0)])
-        speeds = speeds[np.isfinite(speeds)]
-        # the 99th percentile, so one wild frame of an untrained model does not flatten every curve
-        top = float(np.percentile(speeds, 99)) if speeds.size else 0.0
-        high = round(max(SLIDING_RANGE, top), 2)
+            contact = np.flatnonzero(np.isfinite(y))
+            self.sliding_dots[kind].setData(contact.astype(np.float64), y[contact].astype(np.float64))
+            if contact.size:
+                # each view's own 99th percentile, so one wild frame of an untrained model does not flatten
+                # every curve, and a view of few contact frames is not cut off by another view's many
+                tops.append(float(np.percentile(y[contact], 99)))
+        high = float(np.ceil(max([SLIDING_RANGE, *tops]) * 100) / 100)
         self._set_range("sliding", 0.0, high)
         tasks = c.recognition.tasks if isinstance(c.recognition, RecognitionResult) else {}
         source = c.clips.get(ViewKind.SOURCE)
