@@ -63,6 +63,7 @@ from .studio_controller import StudioController
 from .timeline_panel import TimelinePanel
 from .trainer_tab import TrainerTab
 from .tracks_panel import TracksPanel
+from .typing_guard import TypingGuard
 from .views_panel import ViewsPanel
 
 CHECKPOINT_FILTER = "Checkpoints (*.pt *.pth *.ckpt);;All files (*)"
@@ -147,6 +148,8 @@ class MainWindow(QMainWindow):
         self.statusBar().addPermanentWidget(self.hover_label)
 
         self.actions = build_menus(self)
+        #: the keys typed into a text field, spin box or slider stay there (`app.ui.typing_guard`)
+        self.typing_guard = TypingGuard(self)
         self.views.fill_show_menu(self.actions.show)
         self._connect()
         self._apply_settings()
