@@ -9,6 +9,7 @@ environment as the Studio are used whatever PATH says. Progress comes back as JS
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import re
 import sys
@@ -18,6 +19,7 @@ from pathlib import Path
 import dtmr
 from dtmr.argtypes import parse_loss_weight
 from dtmr.methods import NAIVE_RESIDUAL, display_name
+from dtmr.train.fine_tuning import FineTuning
 from dtmr.train.presets import MAX_BATCH, MAX_QUADRUPLETS, PRESETS, TRAINABLE_METHODS
 from dtmr.train.progress import parse_event_line
 
@@ -86,6 +88,10 @@ class TrainingConfig:
     output_adversary_lr: float | None = None
     #: (term, weight) pairs, `--loss-weight TERM=W` each
     loss_weights: tuple[tuple[str, float], ...] = ()
+    #: `--init CHECKPOINT`: a new run that starts from this checkpoint's weights (fine-tuning)
+    init: str | None = None
+    #: further `--model-option KEY=VALUE` pairs (those of the checkpoint a run starts from, `form_fine_tuning`)
+    model_options: tuple[tuple[str, object], ...] = ()
 
     def validate(self) -> None:
         """ValueError naming the first field a user must fix."""
@@ -112,6 +118,32 @@ class TrainingConfig:
                 raise ValueError(f"the {name} must be positive")
         if self.gpus < 1:
             raise ValueError("the GPU count must be positive")
+        if self.init is not None and self.resume:
+            raise ValueError("Resume continues the run's own weights: a start from a checkpoint is a new run")
+        if self.init is not None and not Path(self.init).is_file():
+            raise ValueError(f"the checkpoint to start from, {self.init}, does not exist")
+
+
+@dataclass(frozen=True)
+class FineTuningForm:
+    """How the Trainer tab shows a `FineTuning`: its two model-option check boxes and the other options."""
+
+    naive_residual: bool
+    kinematic_output: bool
+    model_options: tuple[tuple[str, object], ...]
+
+
+def form_fine_tuning(tuning: FineTuning) -> FineTuningForm:
+    """The check boxes `residual=naive` and `output_head=kinematic` of `tuning`'s model options, and the rest."""
+    options = dict(tuning.model_options)
+    naive = options.pop("residual", None) == NAIVE_RESIDUAL.name
+    kinematic = options.get("output_head") == KINEMATIC_OUTPUT
+    if kinematic:
+        options.pop("output_head")
+    residual = dict(tuning.model_options).get("residual")
+    if residual is not None and not naive:  # another residual than the two the check box chooses between
+        options["residual"] = residual
+    return FineTuningForm(naive, kinematic, tuple(sorted(options.items())))
 
 
 def parse_loss_weights(text: str) -> tuple[tuple[str, float], ...]:
@@ -150,6 +182,10 @@ def training_arguments(config: TrainingConfig) -> list[str]:
         args.append("--warm-output-critics")
     for term, weight in config.loss_weights:
         args += ["--loss-weight", f"{term}={weight!r}"]
+    for key, value in config.model_options:
+        args += ["--model-option", f"{key}={json.dumps(value)}"]
+    if config.init is not None:
+        args += ["--init", config.init]
     if config.resume:
         args.append("--resume")
     return args

@@ -430,6 +430,7 @@ class MainWindow(QMainWindow):
         self.model_panel.show_catalog(result.catalog, selected, self.controller.models_dir)
         self.model_panel.show_devices(result.devices, self.controller.device)
         self.trainer.set_devices(result.devices)
+        self.trainer.set_start_checkpoints(result.catalog.retargeters)
         if not result.catalog.retargeters:
             self.status_label.setText(NO_MODEL_MESSAGE)
             self.docks["model"].raise_()  # where the checkpoint is added

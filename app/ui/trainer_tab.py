@@ -18,6 +18,9 @@ a list below each stage's plot (`LossLegend`), never over its curves; unticking 
 The form shows the library's defaults of the chosen preset (`dtmr.train.presets`) and passes only the
 settings the user changed from them, so `dtmr train` applies its own defaults; it is locked while a run runs.
 The method (DisentangledTMR, DMR, PMR) is `--method`; DisentangledTMR-only fields are disabled for the others.
+"Start from" fine-tunes a model of the model list (`--init`, `set_start_checkpoints`): the form takes the
+checkpoint's method, preset and model options (`dtmr.train.fine_tuning`) and locks them, since the weights fit
+no other network; its β is proposed, and the data, split, epochs and folder stay the run's own.
 """
 
 from __future__ import annotations
@@ -49,6 +52,9 @@ from PySide6.QtWidgets import (
 
 from dtmr.data.split_choice import choose_split
 from dtmr.data.splits import SPLITS
+from dtmr.errors import DtmrError
+from dtmr.models.checkpoints.header import CheckpointHeader
+from dtmr.train.fine_tuning import FineTuning, fine_tuning
 from dtmr.train.presets import (
     BASELINE,
     BETAS,
@@ -74,6 +80,7 @@ from ..core.training_command import (
     METHODS,
     TrainingConfig,
     child_environment,
+    form_fine_tuning,
     parse_loss_weights,
     training_command,
 )
@@ -81,6 +88,8 @@ from ..state.training import TrainingProgress
 from .loss_legend import LossLegend
 
 KILL_AFTER_MS = 3000
+#: "Start from" without a checkpoint
+NEW_WEIGHTS = "new weights"
 STAGES = (1, 2, 3)
 CURVE_COLOURS = ((31, 119, 180), (214, 39, 40), (44, 160, 44), (255, 127, 14), (148, 103, 189), (140, 86, 75),
                  (227, 119, 194), (127, 127, 127), (188, 189, 34), (23, 190, 207))
@@ -113,6 +122,8 @@ class TrainerTab(QWidget):
         self.last_error_line = ""
         #: the library path put in the Data field by `set_library` (replaced when another library opens)
         self._library_data = ""
+        #: the checkpoint chosen in "Start from" (None: new weights)
+        self.tuning: FineTuning | None = None
         self._build_form()
         self._build_display()
         self.set_devices(["cpu"])
@@ -131,6 +142,14 @@ class TrainerTab(QWidget):
         self.method_box.setCurrentIndex(self.method_box.findData(DEFAULT_METHOD))
         self.method_box.setToolTip("--method: DisentangledTMR, or the DMR / PMR baselines (their own schedules)")
         self.method_box.currentIndexChanged.connect(self._method_changed)
+        self.start_box = QComboBox()
+        self.start_box.addItem(NEW_WEIGHTS, None)
+        self.start_box.setToolTip("--init: fine-tune a model of the model list on this data (its weights, method, "
+                                  "preset and model options), or start from new weights")
+        self.start_box.currentIndexChanged.connect(self._start_changed)
+        self.start_note = QLabel()
+        self.start_note.setWordWrap(True)
+        self.start_note.setVisible(False)
         self.split_box = QComboBox()
         for name, split in SPLITS.items():
             self.split_box.addItem(name, name)
@@ -220,6 +239,8 @@ class TrainerTab(QWidget):
         form.addRow("Data", data_row)
         form.addRow("Split", self.split_box)
         form.addRow("", self.split_note)
+        form.addRow("Start from", self.start_box)
+        form.addRow("", self.start_note)
         form.addRow("Method", self.method_box)
         form.addRow("Preset", self.preset_box)
         form.addRow("", self.defaults_label)
@@ -336,6 +357,54 @@ class TrainerTab(QWidget):
             dtmr = self.method_box.currentData() == DEFAULT_METHOD
             for widget in self._dtmr_widgets():
                 widget.setEnabled(dtmr)
+            for widget in self._network_widgets():  # a start from a checkpoint fixes its network
+                widget.setEnabled(self.tuning is None and (dtmr or widget is self.method_box))
+
+    def _network_widgets(self) -> list[QWidget]:
+        return [self.method_box, self.preset_box, self.naive_residual_box, self.kinematic_output_box]
+
+    def set_start_checkpoints(self, headers: list[CheckpointHeader]) -> None:
+        """The models a run can start from: the model list's trained ones (the choice is kept when still there)."""
+        chosen = self.tuning.path if self.tuning is not None else None
+        self.start_box.blockSignals(True)
+        self.start_box.clear()
+        self.start_box.addItem(NEW_WEIGHTS, None)
+        for header in headers:
+            if header.method.lower() in METHODS:
+                self.start_box.addItem(header.label, header)
+                self.start_box.setItemData(self.start_box.count() - 1, str(header.path), Qt.ItemDataRole.ToolTipRole)
+        index = next((i for i in range(1, self.start_box.count()) if self.start_box.itemData(i).path == chosen), 0)
+        self.start_box.setCurrentIndex(index)
+        self.start_box.blockSignals(False)
+        if index == 0 and chosen is not None:
+            self._start_changed()
+
+    def _start_changed(self) -> None:
+        """A checkpoint to start from: its method, preset and model options fill the form, locked."""
+        header = self.start_box.currentData()
+        try:
+            self.tuning = None if header is None else fine_tuning(header)
+        except DtmrError as exc:
+            self.tuning = None
+            self.start_note.setText(str(exc))
+            self.start_note.setVisible(True)
+            self._lock_dtmr_fields()
+            return
+        if self.tuning is not None:
+            form = form_fine_tuning(self.tuning)
+            self.method_box.setCurrentIndex(self.method_box.findData(self.tuning.method))
+            if self.tuning.preset is not None:
+                self.preset_box.setCurrentText(self.tuning.preset)
+            self.naive_residual_box.setChecked(form.naive_residual)
+            self.kinematic_output_box.setChecked(form.kinematic_output)
+            if self.tuning.beta is not None:
+                self.beta_box.setCurrentText(f"{self.tuning.beta:g}")
+            extra = ", ".join(f"{k}={v}" for k, v in form.model_options)
+            self.start_note.setText(f"Fine-tunes {header.path.name} (--init): its method, preset and model options"
+                                    f"{f' ({extra})' if extra else ''} are locked; β, data, split, epochs and the "
+                                    "output folder are this run's.")
+        self.start_note.setVisible(self.tuning is not None)
+        self._lock_dtmr_fields()
 
     def _dtmr_widgets(self) -> list[QWidget]:
         return [self.preset_box, self.beta_box, *self.epoch_boxes, self.naive_residual_box, self.kinematic_output_box,
@@ -396,13 +465,16 @@ class TrainerTab(QWidget):
             warm_output_critics=dtmr and self.warm_critics_box.isChecked(),
             output_adversary_lr=(self.adversary_lr_box.value() or None) if dtmr else None,
             loss_weights=parse_loss_weights(self.loss_weights_edit.text()) if dtmr else (),
+            init=None if self.tuning is None or resume else str(self.tuning.path),
+            model_options=() if self.tuning is None else form_fine_tuning(self.tuning).model_options,
         )
         config.validate()
         return config
 
     def _form_widgets(self) -> list[QWidget]:
         """Every field and browse button: locked while a run is running."""
-        return [self.data_edit, self.data_button, self.split_box, self.method_box, self.preset_box, self.beta_box, *self.epoch_boxes,
+        return [self.data_edit, self.data_button, self.start_box, self.split_box, self.method_box, self.preset_box,
+                self.beta_box, *self.epoch_boxes,
                 self.batch_box, self.lr_box, self.quadruplets_box, self.seed_box, self.naive_residual_box,
                 self.kinematic_output_box, self.warm_critics_box, self.adversary_lr_box, self.loss_weights_edit, self.device_box,
                 self.out_edit, self.out_button]

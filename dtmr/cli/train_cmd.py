@@ -99,6 +99,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help=f"quadruplets per epoch (DisentangledTMR default: 2x the training clips, at most "
                         f"{MAX_DEFAULT_QUADRUPLETS:,}; DMR/PMR: the training clips); at most {MAX_QUADRUPLETS:,}")
     p.add_argument("--topology", help="train on this joint set (ntu25 maps other sets to it)")
+    p.add_argument("--init", metavar="CHECKPOINT",
+                   help="start from this checkpoint's weights (fine-tuning): one of --method's and the data's "
+                        "topology, with the same preset and model options; everything else is this run's own")
     p.add_argument("--model-option", type=_model_option, action="append", default=[], metavar="KEY=VALUE",
                    help="override a DTMRConfig field of the preset, e.g. decoder_layers=2 (JSON values)")
     p.add_argument("--loss-weight", type=parse_loss_weight, action="append", default=[], metavar="TERM=W",
@@ -184,7 +187,8 @@ def _check_out(args: argparse.Namespace) -> None:
     """Before any work: --out is a new or empty folder or a training run's, and holds none of the data."""
     from ..io.outputs import check_output
 
-    check_output(args.out, kind="training-run", folder=True, inputs=[args.data], overwrite=args.overwrite)
+    init = [args.init] if getattr(args, "init", None) else []  # `dtmr train --init`: never written over either
+    check_output(args.out, kind="training-run", folder=True, inputs=[args.data, *init], overwrite=args.overwrite)
 
 
 def run_train(args: argparse.Namespace) -> int:
@@ -192,6 +196,9 @@ def run_train(args: argparse.Namespace) -> int:
     from ..train.data import load_training_data
 
     _check_out(args)
+    if args.init and (args.resume or args.stage1_cache):
+        raise DtmrError("--init starts a new run from a checkpoint's weights; it cannot be combined with --resume "
+                        "(which continues a run) or --stage1-cache (whose stored stage 1 would replace them)")
     with _training_session(args) as (ctx, events):
         data = load_training_data(args.data, args.split, args.topology)
         if args.method == DTMR.name:
@@ -218,6 +225,12 @@ def run_train(args: argparse.Namespace) -> int:
             trainer = BaselineTrainer(args.method, data, args.out, ctx, epochs=args.epochs,
                                       batch=args.batch or BASELINE.batch, lr=args.lr or BASELINE.lr, seed=args.seed,
                                       quadruplets_per_epoch=args.quadruplets, events=events, resume=args.resume)
+        if args.init:
+            from ..train.init_weights import load_initial_weights
+
+            copied = load_initial_weights(trainer.model, args.init, args.method, data.topology)
+            if ctx.is_main and args.events != "-":
+                print(f"starting from the weights of {args.init} ({copied} tensors)", file=sys.stderr, flush=True)
         trainer.run()
     return 0
 

@@ -14,7 +14,8 @@ import pickle
 import re
 import warnings
 import zipfile
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from ... import methods
@@ -89,6 +90,9 @@ class CheckpointHeader:
     trained_on: TrainedOn = TrainedOn()
     #: a recognizer's classes (label and name per output class); None for a retargeter
     classes: RecognizerClasses | None = None
+    #: the model's config as the checkpoint records it (`DTMRConfig.to_dict()` for DisentangledTMR): what a
+    #: fine-tuning run must share (`dtmr.train.fine_tuning`); not part of the header's identity
+    config: Mapping = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def is_recognizer(self) -> bool:
@@ -123,7 +127,7 @@ def read_checkpoint_header(path: str | Path) -> CheckpointHeader:
     return CheckpointHeader(path=path, method=checkpoint["method"], topology=checkpoint["topology"],
                             beta=None if beta is None else float(beta), task=None if task is None else str(task),
                             preset=preset, modified=path.stat().st_mtime, trained_on=trained_on,
-                            classes=_classes(checkpoint, path, trained_on))
+                            classes=_classes(checkpoint, path, trained_on), config=dict(config))
 
 
 def _classes(checkpoint: dict, path: Path, trained_on: TrainedOn) -> RecognizerClasses | None:
