@@ -25,12 +25,12 @@ def test_a_second_window_restores_the_first_ones_settings(make_studio, library_f
     first.clock.set_loop_mode(LoopMode.BOUNCE)
     first.timeline.every_frame_box.setChecked(True)
     first.resize(1500, 900)
-    first.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, first.docks["predictions"])  # rearranged
+    first.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, first.docks["reference"])  # rearranged
     settle(qtbot, first)
     first.close()
 
     second = make_studio(models_dir=models, settings_file=ini, size=None)
-    assert second.dockWidgetArea(second.docks["predictions"]) == Qt.DockWidgetArea.LeftDockWidgetArea
+    assert second.dockWidgetArea(second.docks["reference"]) == Qt.DockWidgetArea.RightDockWidgetArea
     screen = QApplication.primaryScreen().availableGeometry()
     if screen.width() >= 1500 and screen.height() >= 900:  # restoreGeometry fits windows to the screen
         assert (second.width(), second.height()) == (1500, 900)
