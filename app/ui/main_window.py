@@ -46,6 +46,7 @@ from ..state.selection import ReferenceChoice, Selection
 from ..state.settings import SettingsModel
 from ..workers.job_thread import JobThread
 from .export_dialog import ExportDialog
+from .first_start_hint import FirstStartHint
 from .frame_coalescer import FrameCoalescer
 from .library_panel import LibraryPanel
 from .menus import SHORTCUTS, build_menus
@@ -99,6 +100,9 @@ class MainWindow(QMainWindow):
         self.open_options: OpenOptionsDialog | None = None
 
         self.views = ViewsPanel(self.comparison)
+        #: what the three views are, above them until dismissed once (`app.ui.first_start_hint`)
+        self.first_start_hint = FirstStartHint(qsettings)
+        self.views.layout().insertWidget(0, self.first_start_hint)
         self.timeline = TimelinePanel(self.clock)
         self.tracks = TracksPanel(self.comparison)
         compare = QSplitter(Qt.Orientation.Vertical)
