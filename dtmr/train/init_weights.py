@@ -2,8 +2,8 @@
 
 Weights only: the run keeps its own settings, data, output folder, optimizers, auxiliary heads and critics;
 only the network's tensors are copied from the checkpoint. The parts a model derives from its training data
-(the action templates of a re-timed residual, k-same's pool, the naive retargeter's tables: `DATA_PARTS`) come
-from the new run's data, never from the checkpoint. The checkpoint must be of the run's method and topology
+or its skeleton (the action templates of a re-timed residual, k-same's pool, the naive retargeter's tables:
+`data_parts`) come from the new run, never from the checkpoint. The checkpoint must be of the run's method and topology
 and hold a network of the same shape (the same preset and model options; for PMR the same numbers of
 subjects and actions, whose classifiers it trains); otherwise one `CheckpointError` line says why.
 """
@@ -17,8 +17,14 @@ from torch import nn
 from ..errors import CheckpointError
 from ..methods import display_name, is_method
 
-#: submodules whose tensors come from the training data, not from training: never copied from the checkpoint
-DATA_PARTS = ("retimer", "ksame", "naive")
+def data_parts(model: nn.Module) -> set[str]:
+    """The names of `model`'s submodules whose tensors come from the training data or the skeleton, not from
+    training (the residual's motion parts): never copied from a checkpoint."""
+    from ..models.baselines.naive import NaiveRetargeter
+    from ..models.motion.ksame import KSameMotion
+    from ..models.motion.retime import Retimer
+
+    return {name for name, part in model.named_children() if isinstance(part, (NaiveRetargeter, KSameMotion, Retimer))}
 
 
 def _name(method: str) -> str:
@@ -40,7 +46,8 @@ def load_initial_weights(model: nn.Module, path: str | Path, method: str, topolo
                                     "(--init takes a checkpoint of the same topology)")
     weights = load_untrusted(path, "cpu", mmap=False)["state_dict"]
     own = model.state_dict()
-    wanted = [k for k in own if k.split(".")[0] not in DATA_PARTS]
+    derived = data_parts(model)
+    wanted = [k for k in own if k.split(".")[0] not in derived]
     differ = [k for k in wanted if k not in weights or tuple(weights[k].shape) != tuple(own[k].shape)]
     if differ:
         raise CheckpointError(path, f"its network is not this training's: {len(differ)} of {len(wanted)} tensors "
