@@ -26,7 +26,7 @@ TASK_TITLES = {"action": "Action", "subject": "Identity"}
 #: the header wraps to at most this many lines in a narrow dock
 HEADER_LINES = 3
 #: why a task's predictions are not shown or its true label is not marked (one line per task, wrapped): the two
-#: withheld lines of the bundled recognizers take 4 lines in the default window's dock (368 px), 6 at 1366 x 768
+#: withheld lines of the bundled recognizers take 5 lines in the right dock (272 px, default size and 1366 x 768)
 NOTES_LINES = 6
 #: a withheld task's cell: no class, no probability (the notes line says why)
 WITHHELD_CELL = '<span style="color: #808080">no prediction</span>'
