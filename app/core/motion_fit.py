@@ -17,7 +17,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from dtmr.methods import KSAME
+from dtmr.methods import KSAME, display_name
 
 from .cancel import CancelToken, ProgressFn
 
@@ -52,9 +52,11 @@ class FitRequest:
 @dataclass(frozen=True)
 class FitResult:
     path: Path
-    #: one line for the Studio: what was fitted on which clips, in how many seconds
+    #: one short line for the Studio: what was fitted on which clips, in how many seconds, into which file
     text: str
     seconds: float
+    #: the fit's summary (`MotionFit.summary`: settings, templates, pool, accuracy on the test half)
+    details: str = ""
 
 
 class MotionFitJob:
@@ -82,6 +84,7 @@ class MotionFitJob:
         fit = fit_motion_checkpoint(request.library, split, settings, out, check=token.check)
         seconds = time.perf_counter() - started
         progress(3, 3, "written")
-        on = f"the training half of split {split} ({fit.train_clips} clips)" if split else \
-            f"every clip ({fit.train_clips}; no split fits this library)"
-        return FitResult(fit.path, f"Fitted {fit.summary} on {on} in {seconds:.1f} s: {fit.path.name}", seconds)
+        on = f"the training half of {split} ({fit.train_clips:,} clips)" if split else \
+            f"every clip ({fit.train_clips:,}; no split fits this library)"
+        text = f"Fitted {display_name(request.method)} on {on} in {seconds:.1f} s: {fit.path.name}"
+        return FitResult(fit.path, text, seconds, fit.summary)

@@ -378,9 +378,9 @@ class MainWindow(QMainWindow):
         self.model_panel.show_fit_status(f"Fitting {method} on {library.path.name}…", True)
         self.motion_fitter.fit(library.path, method)
 
-    def _model_fitted(self, path: str, text: str) -> None:
+    def _model_fitted(self, path: str, text: str, details: str) -> None:
         """The fitted file joins the model list and is selected, so the views show it."""
-        self.model_panel.show_fit_status(text, False)
+        self.model_panel.show_fit_status(text, False, details)
         self.controller.add_checkpoint(path)
 
     def load_trained_model(self, path: str) -> None:

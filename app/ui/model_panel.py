@@ -45,12 +45,12 @@ OTHER_DATA_SET_MARK = "⚠ "
 #: the data-fit line under a model's name
 FIT_INDENT = "    "
 #: the fit button's tooltip; the time is `dtmr.train.motion_fit` on N-UCLA's 1,020 training clips, measured in
-#: the Studio's job on the 2-core CI machine (docs/studio.md, "Fitting k-same on the open library")
+#: the Studio's job on the shared 2-core CI machine (docs/studio.md, "Fitting k-same on the open library")
 FIT_TOOLTIP = ("Fit a motion model on the open library's clips (the training half of the split its layout "
-               "proposes) and show it; k-same on N-UCLA (1,020 training clips) took 11-13 s. The file goes into "
+               "proposes) and show it; k-same on N-UCLA (1,020 training clips) took 11-24 s. The file goes into "
                "your models folder, under a new name.")
-#: the fit status wraps to at most this many lines
-FIT_STATUS_LINES = 3
+#: the fit status wraps to at most this many lines (the longest, a fit on every clip, takes 4 in the 272-px dock)
+FIT_STATUS_LINES = 4
 
 
 def fit_action_text(method: str) -> str:
@@ -152,10 +152,11 @@ class ModelPanel(QWidget):
         self.fit_button.setEnabled(not reason)
         self.fit_button.setToolTip(reason or FIT_TOOLTIP)
 
-    def show_fit_status(self, text: str, running: bool) -> None:
-        """What the fit is doing or did (one line, wrapped); while `running` the button waits and Cancel shows."""
+    def show_fit_status(self, text: str, running: bool, details: str = "") -> None:
+        """What the fit is doing or did (one line, wrapped; `details` in the tooltip); while `running` the button
+        waits and Cancel shows."""
         self.fit_status.setText(text)
-        self.fit_status.setToolTip(text)
+        self.fit_status.setToolTip(f"{text}\n{details}" if details else text)
         self.fit_cancel_button.setVisible(running)
         for action in self.fit_actions.values():
             action.setEnabled(not running)

@@ -25,11 +25,11 @@ def fit_in_child_process() -> Job:
 class MotionFitter(QObject):
     """`fit(library, method)` starts a fit (a newer one supersedes it); `cancel()` stops it.
 
-    Signals: `progress(str)` while it runs, `fitted(str path, str text)` when the file is written,
+    Signals: `progress(str)` while it runs, `fitted(str path, str text, str details)` when the file is written,
     `failed(str)` with the one-line reason, `finished()` after either or a cancel."""
 
     progress = Signal(str)
-    fitted = Signal(str, str)
+    fitted = Signal(str, str, str)
     failed = Signal(str)
     finished = Signal()
 
@@ -71,7 +71,7 @@ class MotionFitter(QObject):
     def _finished(self, request_id: int, result: FitResult) -> None:
         if request_id == self._request_id:
             self._request_id = None
-            self.fitted.emit(str(result.path), result.text)
+            self.fitted.emit(str(result.path), result.text, result.details)
             self.finished.emit()
 
     def _failed(self, request_id: int, text: str) -> None:

@@ -10,6 +10,7 @@ from PySide6.QtCore import Qt
 from app.core.motion_fit import MotionFitJob
 from app.state.comparison import ViewKind
 from app.ui.model_panel import PATH_ROLE, fit_action_text
+from test_honest_predictions import label_shows_all_of_its_text
 from dtmr.io.npz_dataset import write_npz_dataset
 from dtmr.methods import KSAME, RETIME
 from studio_fakes import ACTION_NAMES, make_clip, settle
@@ -50,8 +51,10 @@ def test_one_click_fits_k_same_on_the_library_and_shows_it(make_studio, library_
     assert first.is_file()
     assert row_of(panel, first).text().splitlines()[1].strip() == "fitted on this library"
     # the library has one repetition and no known layout: no split fits, so every clip is the pool (docs/studio.md)
-    assert panel.fit_status.text().startswith("Fitted ksame k=3, 3 action templates, pool of 9 clips by 3 subjects")
-    assert "on every clip (9; no split fits this library)" in panel.fit_status.text()
+    assert panel.fit_status.text().startswith("Fitted k-same on every clip (9; no split fits this library) in ")
+    window.docks["model"].raise_()
+    assert panel.fit_status.text().endswith(" s: ksame_clips.pt") and label_shows_all_of_its_text(panel.fit_status)
+    assert "ksame k=3, 3 action templates, pool of 9 clips by 3 subjects" in panel.fit_status.toolTip()
     assert not panel.fit_cancel_button.isVisible() and panel.fit_button.isEnabled()
     assert window.controller.model.path == first and window.comparison.model_note.startswith("k-same")
     # a second fit never replaces the first file
@@ -98,7 +101,9 @@ def test_k_same_is_fitted_on_n_ucla_in_the_studios_child_process(make_studio, da
     out = data_dir / "models" / "ksame_nwucla.pt"
     fit_and_wait(window, qtbot, out, timeout=180000)
     status = window.model_panel.fit_status.text()
-    assert "on the training half of split nwucla (1020 clips)" in status, status
+    assert "on the training half of nwucla (1,020 clips)" in status, status
+    window.docks["model"].raise_()
+    assert label_shows_all_of_its_text(window.model_panel.fit_status)
     seconds = float(status.split(" in ")[-1].split(" s:")[0])
     print(f"\nk-same on N-UCLA in the Studio: {seconds:.1f} s ({status})")
     assert np.isfinite(seconds)
