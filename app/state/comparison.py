@@ -198,5 +198,6 @@ class Comparison:
     def _update_feet(self) -> None:
         """Foot sliding of every clip, reusing what was computed for clips that did not change."""
         previous = {id(self._feet_of.get(v)): f for v, f in self.feet.items()}
-        self.feet = {v: previous.get(id(c)) or FootSliding.of(c.joints, c.topology, c.fps) for v, c in self.clips.items()}
+        self.feet = {v: previous.get(id(c)) or FootSliding.of(c.joints, c.topology, c.fps)
+                     for v, c in self.clips.items()}
         self._feet_of = dict(self.clips)
