@@ -9,7 +9,11 @@
   stall is the gap between two heartbeats beyond the timer interval.
 * open_max_stall_ms: the longest event-loop stall (the same heartbeat) from opening a library of
   `OPEN_CLIPS` synthetic clips (or `--open PATH`, e.g. N-UCLA) until it is shown, every clip is scored for
-  plausibility and the Studio is idle (issue 42: target <= TARGET_OPEN_STALL_MS).
+  plausibility and the Studio is idle (issue 42: target <= TARGET_OPEN_STALL_MS). open_own_stall_ms is the
+  same stall counting only what this process did in it: each gap capped by the CPU time the Studio's process
+  (all its threads, not its children) spent during the gap. A stall of the Studio's own making (work on the
+  GUI thread, or a worker thread holding the GIL) counts in full; time the process was not given a core by a
+  busy machine does not. The Studio's tests assert this one, as they run beside other tests.
 
 The window, the library (synthetic clips) and the model are the real ones: the bundled checkpoints
 (`resources/models/`, β = 0.2 for the released view and β = 1 for the retargeted one). Without a
@@ -169,14 +173,28 @@ def measure_stall(app, window, seconds: float, min_runs: int, max_seconds: float
     }
 
 
-def heartbeat(beats: list[float]) -> QTimer:
-    """A started HEARTBEAT_MS timer appending the time of each tick to `beats`."""
+def heartbeat(beats: list[float], cpu: list[float] | None = None) -> QTimer:
+    """A started HEARTBEAT_MS timer appending the time of each tick to `beats` (and the process's CPU time
+    to `cpu`)."""
     timer = QTimer()
     timer.setTimerType(Qt.TimerType.PreciseTimer)
     timer.setInterval(HEARTBEAT_MS)
-    timer.timeout.connect(lambda: beats.append(time.perf_counter()))
+    if cpu is None:
+        timer.timeout.connect(lambda: beats.append(time.perf_counter()))
+    else:
+        timer.timeout.connect(lambda: (beats.append(time.perf_counter()), cpu.append(time.process_time())))
     timer.start()
     return timer
+
+
+def longest_stalls(beats: list[float], cpu: list[float]) -> tuple[float, float]:
+    """(the longest gap between heartbeats beyond HEARTBEAT_MS, the longest with each gap capped by the
+    process's CPU time in it), in ms; NaN without two beats."""
+    if len(beats) < 2:
+        return float("nan"), float("nan")
+    walls = [(b - a) * 1000.0 for a, b in zip(beats, beats[1:])]
+    own = [min(w, (b - a) * 1000.0) for w, a, b in zip(walls, cpu, cpu[1:])]
+    return max(max(walls) - HEARTBEAT_MS, 0.0), max(max(own) - HEARTBEAT_MS, 0.0)
 
 
 def measure_open_stall(app, window, path: Path, timeout_s: float = 600.0) -> dict:
@@ -184,7 +202,8 @@ def measure_open_stall(app, window, path: Path, timeout_s: float = 600.0) -> dic
     column full and the Studio idle."""
     controller = window.controller
     beats: list[float] = []
-    timer = heartbeat(beats)
+    cpu: list[float] = []
+    timer = heartbeat(beats, cpu)
     begin = time.perf_counter()
     window.open_path(path)
 
@@ -195,8 +214,8 @@ def measure_open_stall(app, window, path: Path, timeout_s: float = 600.0) -> dic
 
     _wait(app, settled, timeout_s)
     timer.stop()
-    gaps = [(b - a) * 1000.0 for a, b in zip(beats, beats[1:])]
-    return {"open_max_stall_ms": max(max(gaps) - HEARTBEAT_MS, 0.0) if gaps else float("nan"),
+    wall, own = longest_stalls(beats, cpu)
+    return {"open_max_stall_ms": wall, "open_own_stall_ms": own,
             "open_s": time.perf_counter() - begin, "open_clips": len(controller.library.source)}
 
 
@@ -283,7 +302,8 @@ def main(argv: list[str] | None = None) -> int:
               f"(target <= {TARGET_STALL_MS:g} ms; {result['inference_runs']} inference runs, "
               f"{result['inference_ms_mean']:.0f} ms each)")
         print(f"longest event-loop stall opening {result['open_clips']} clips until scored and idle: "
-              f"{result['open_max_stall_ms']:.1f} ms (target <= {TARGET_OPEN_STALL_MS:g} ms; {result['open_s']:.1f} s)")
+              f"{result['open_max_stall_ms']:.1f} ms (target <= {TARGET_OPEN_STALL_MS:g} ms; {result['open_s']:.1f} s; "
+              f"of the Studio's own making: {result['open_own_stall_ms']:.1f} ms)")
         print(f"model: {result['model']}")
         print(f"OpenGL: {result['opengl']}")
     return 0

@@ -26,9 +26,10 @@ from PySide6.QtCore import (
     QAbstractTableModel,
     QModelIndex,
     Qt,
+    QTimer,
     Signal,
 )
-from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView
+from PySide6.QtWidgets import QAbstractItemView, QTableView
 
 from ..core.library import OpenedLibrary
 from ..core.plausibility import PlausibilityColumn
@@ -396,10 +397,34 @@ class ClipTableView(QTableView):
         self.verticalHeader().setVisible(False)
         self.verticalHeader().setDefaultSectionSize(22)
         self.horizontalHeader().setStretchLastSection(False)
-        self.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         # sized from the rows on screen and ROWS_MEASURED more, not from every row: on a 1,484-clip library
         # measuring all of them took 2.4 s of the GUI thread at every layout (issue 42)
         self.horizontalHeader().setResizeContentsPrecision(self.ROWS_MEASURED)
+        # one fit per turn of the event loop: opening a library resets, filters, sorts and fills the verdicts in
+        # one handler, and fitting after each took four passes of 80-100 ms in a row on N-UCLA
+        self._fit = QTimer(self)
+        self._fit.setSingleShot(True)
+        self._fit.setInterval(0)
+        self._fit.timeout.connect(self.resizeColumnsToContents)
+
+    def setModel(self, model) -> None:  # noqa: N802
+        """Columns are fitted to their contents when the rows change (a library opened, a filter) and when a
+        column other than Plausibility changes; the user may resize them in between. Not at every layout
+        (`ResizeToContents`): the plausibility scores arriving 48 clips at a time re-measured every column
+        each time, the longest stall left while N-UCLA opened (issue 42)."""
+        super().setModel(model)
+        model.modelReset.connect(self.fit_columns)
+        model.layoutChanged.connect(self.fit_columns)
+        model.dataChanged.connect(self._data_changed)
+
+    def fit_columns(self) -> None:
+        """Fit the columns once the event loop is back (several requests in one handler: one fit)."""
+        self._fit.start()
+
+    def _data_changed(self, top_left, bottom_right, _roles=()) -> None:
+        if top_left.column() == bottom_right.column() == PLAUSIBILITY_COLUMN:
+            return  # scores are at most "9.99" wide, within the header's width
+        self.fit_columns()
 
     def mousePressEvent(self, event) -> None:
         """A right click opens the context menu on its row without making that row the source (issue 42: "Use
