@@ -22,6 +22,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from dtmr.data.label_set import match_classes
+from dtmr.data.provenance import Provenance
+from dtmr.errors import InputError
 
 from .cancel import CancelToken, ProgressFn
 from .checkpoints import CheckpointInfo
@@ -46,11 +48,20 @@ class ShownOutputs:
 
     def full_model(self) -> ShownOutputs:
         """Stands in for the model that made the retargeted view: the β it records in its provenance
-        (`Anonymizer` outputs carry `extra["beta"]`), which titles the retargeted panel."""
-        recorded = self.retargeted.extra.get("beta")
-        beta = self.beta if recorded is None else float(recorded)
-        method = str(self.retargeted.extra.get("method", self.method))
+        (`dtmr.data.provenance`), which titles the retargeted panel."""
+        made = shown_provenance(self.retargeted)
+        beta = self.beta if made is None or made.beta is None else made.beta
+        method = self.method if made is None else made.method
         return ShownOutputs(self.retargeted, self.retargeted, beta, method)
+
+
+def shown_provenance(clip: Clip) -> Provenance | None:
+    """The provenance of a clip on screen; None when it has none or a damaged one (a clip of a library opened
+    in the Studio may carry anything in `extra`: its export then names no method rather than failing)."""
+    try:
+        return Provenance.from_clip(clip)
+    except InputError:
+        return None
 
 
 @dataclass(frozen=True)

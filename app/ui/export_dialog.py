@@ -9,6 +9,7 @@ as it is typed, and the suffix follows the format chosen. Frames are rendered by
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -40,6 +41,7 @@ from ..core.export_job import (
     ShownOutputs,
     check_request,
     default_export_folder,
+    shown_provenance,
     withheld_predictions,
 )
 from ..state.comparison import Comparison, ViewKind
@@ -181,9 +183,9 @@ class ExportDialog(QDialog):
         self.export_button.setEnabled(not self.running)
         source = clips[ViewKind.SOURCE]
         released = clips[ViewKind.RELEASED]
-        extra = released.extra
-        beta = float(extra.get("beta", "nan")) if "beta" in extra else float("nan")
-        method = str(extra.get("method", "model"))
+        made = shown_provenance(released)
+        beta = math.nan if made is None or made.beta is None else made.beta
+        method = "model" if made is None else made.method
         if comparison.beta_differs:  # the β slider's β: the released panel's title says it is not the model's
             method = f"{method}, β set in the Studio (the model's β = {comparison.model_beta:g})"
         self._context = dict(

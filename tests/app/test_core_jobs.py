@@ -107,3 +107,17 @@ def test_foot_contacts_are_the_library_contacts():
         clip = make_clip(1, action, frames=50, missing=True)
         sliding = FootSliding.of(clip.joints, clip.topology, clip.fps)
         np.testing.assert_array_equal(sliding.contacts, foot_contacts(clip.joints, "ntu25", clip.fps))
+
+
+def test_an_exported_clips_method_and_beta_come_from_its_typed_provenance():
+    """The export reads β through `dtmr.data.provenance` (it parsed `extra` strings); a clip of an opened
+    library with a damaged entry is exported naming no method rather than failing."""
+    from app.core.export_job import ShownOutputs, shown_provenance
+    from studio_fakes import make_clip
+
+    clip = make_clip(1, 1)
+    made = clip.replace(extra={"method": "dtmr", "beta": "0.2", "output": "retargeted"})
+    assert shown_provenance(made).beta == 0.2 and shown_provenance(clip) is None
+    assert shown_provenance(clip.replace(extra={"method": "dtmr", "beta": "zero point two"})) is None
+    outputs = ShownOutputs(made, made, 1.0, "model").full_model()
+    assert (outputs.beta, outputs.method) == (0.2, "dtmr")
