@@ -153,3 +153,28 @@ def test_the_released_views_predictions_follow_the_slider_once_it_rests(make_stu
     qtbot.waitUntil(lambda: c.recognition is not None and c.recognition.request.clips.get("released") is blended,
                     timeout=20000)
     settle(qtbot, window)
+
+
+@pytest.mark.timeout(120)
+def test_a_mouse_drag_blends_at_the_value_where_it_stops(studio, qtbot):
+    from PySide6.QtCore import QEvent, QPointF
+    from PySide6.QtGui import QMouseEvent
+
+    c, slider = studio.comparison, studio.views.beta.slider
+    y = slider.height() / 2
+    start = QPointF(slider.frame_x(20), y)
+
+    def mouse(kind, x, buttons):
+        event = QMouseEvent(kind, QPointF(x, y), slider.mapToGlobal(QPointF(x, y)), Qt.MouseButton.LeftButton,
+                            buttons, Qt.KeyboardModifier.NoModifier)
+        QApplication.sendEvent(slider, event)
+
+    mouse(QEvent.Type.MouseButtonPress, start.x(), Qt.MouseButton.LeftButton)
+    for value in range(21, 81, 2):  # 30 moves
+        mouse(QEvent.Type.MouseMove, slider.frame_x(value), Qt.MouseButton.LeftButton)
+        QApplication.processEvents()
+    mouse(QEvent.Type.MouseButtonRelease, slider.frame_x(79), Qt.MouseButton.NoButton)
+    QApplication.processEvents()
+    assert slider.value() == pytest.approx(79, abs=1)
+    assert c.beta_override == pytest.approx(slider.value() / 100)
+    np.testing.assert_allclose(c.clips[ViewKind.RELEASED].joints, c.release_parts.joints(slider.value() / 100))
