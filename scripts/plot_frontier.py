@@ -14,8 +14,8 @@ import argparse
 import sys
 from pathlib import Path
 
-from dtmr.audit.audit_json import read_audit_json
 from dtmr.audit.frontier import frontier_points, frontier_table, plot_frontier
+from dtmr.audit.result import AuditResult
 from dtmr.errors import DtmrError
 
 
@@ -31,7 +31,7 @@ def main(argv: list[str]) -> int:
         print(f"--labels: {len(labels)} labels for {len(args.audits)} audits", file=sys.stderr)
         return 1
     try:
-        points = frontier_points([read_audit_json(folder) for folder in args.audits], labels)
+        points = frontier_points([AuditResult.read(folder) for folder in args.audits], labels)
         plot_frontier(args.out, points, args.title)
     except DtmrError as error:
         print(error, file=sys.stderr)

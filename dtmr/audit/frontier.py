@@ -25,7 +25,7 @@ from pathlib import Path
 from ..errors import DtmrError
 from ..io.atomic import atomic_write
 from ..methods import NAIVE, RAW
-from .audit_json import utility_entry
+from .result import AuditResult
 
 #: the utility goal: share of the raw release's action recognition a release keeps
 ACTION_KEPT_GOAL = 85.0
@@ -48,39 +48,31 @@ class FrontierPoint:
     retrained_kept: float | None = None
 
 
-def _action(audit: dict, form: str = "raw-trained") -> float | None:
-    action = utility_entry(audit, form)
-    return None if not action else float(action["accuracy"]["mean"])
+def _raw_trained_action(audit: AuditResult) -> float:
+    if audit.action_accuracy is None:
+        raise DtmrError(f"the audit of {audit.release_file} has no action recognition figure")
+    return audit.action_accuracy
 
 
-def _raw_trained_action(audit: dict) -> float:
-    action = _action(audit)
-    if action is None:
-        raise DtmrError(f"the audit of {audit['release']['file']} has no action recognition figure")
-    return action
-
-
-def frontier_points(audits: Sequence[dict], labels: Sequence[str], yardstick: str = NAIVE.name) -> list[FrontierPoint]:
-    """The points of `audits` (audit.json contents, one of them of the raw release), labelled `labels`; the
-    release whose method is `yardstick` is marked. A DtmrError when no audit is of a raw release."""
-    raw = next((a for a in audits if a["release"].get("method") == RAW.name), None)
+def frontier_points(audits: Sequence[AuditResult], labels: Sequence[str], yardstick: str = NAIVE.name
+                    ) -> list[FrontierPoint]:
+    """The points of `audits` (one of them of the raw release), labelled `labels`; the release whose method is
+    `yardstick` is marked. A DtmrError when no audit is of a raw release."""
+    raw = next((a for a in audits if a.method == RAW.name), None)
     if raw is None:
         raise DtmrError("the frontier needs the audit of the raw release (action kept is relative to it)")
     raw_action = _raw_trained_action(raw)
-    raw_retrained = _action(raw, "retrained")
-    if raw_retrained is None and any(_action(a, "retrained") for a in audits):
+    raw_retrained = raw.retrained_action_accuracy
+    if raw_retrained is None and any(a.retrained_action_accuracy for a in audits):
         raw_retrained = raw_action  # one model on a raw release
     points = []
     for audit, label in zip(audits, labels, strict=True):
-        worst = audit["worst"]
-        chance = audit["chance"]["subject"]
-        row = next(a for a in audit["attackers"] if a["name"] == worst["name"] and a["form"] == worst["form"])
-        retrained = raw_retrained if audit is raw else _action(audit, "retrained")
+        retrained = raw_retrained if audit is raw else audit.retrained_action_accuracy
         points.append(FrontierPoint(label=label, action_kept=100.0 * _raw_trained_action(audit) / raw_action,
-                                    times_chance=float(worst["times_chance"]),
-                                    times_chance_std=float(row["accuracy"]["std"]) / chance,
-                                    worst=f"{worst['name']}, {worst['form']}",
-                                    yardstick=audit["release"].get("method") == yardstick,
+                                    times_chance=audit.worst_times_chance,
+                                    times_chance_std=audit.worst_std / audit.chance,
+                                    worst=f"{audit.worst_name}, {audit.worst_form}",
+                                    yardstick=audit.method == yardstick,
                                     retrained_kept=None if retrained is None or not raw_retrained
                                     else 100.0 * retrained / raw_retrained))
     return _over_trainings(points)

@@ -22,12 +22,18 @@ class AuditResult:
     worst_form: str
     worst_accuracy: float
     worst_times_chance: float
+    #: the worst attacker's accuracy std over the folds (%)
+    worst_std: float
     #: chance of naming a clip's subject (%)
     chance: float
     #: the identifying fields the metadata scan failed
     metadata_failures: tuple[str, ...]
     #: a raw-trained action recognizer's accuracy on the release (%), None without action labels
     action_accuracy: float | None
+    #: an action recognizer retrained on the release (%), None without labels or in audits made before that form
+    retrained_action_accuracy: float | None
+    #: the release's file name, as the audit records it
+    release_file: str
     #: the released clips' motion amplitude against their sources' (median), None when not measured
     motion_kept: float | None
 
@@ -36,16 +42,23 @@ class AuditResult:
         """From audit.json's content; `InputError` naming `where` when an entry is missing or of a wrong type."""
         try:
             worst, release = audit["worst"], audit["release"]
-            action = utility_entry(audit)
+            action, retrained = utility_entry(audit), utility_entry(audit, "retrained")
+            row = next((a for a in audit["attackers"] if a["name"] == worst["name"] and a["form"] == worst["form"]),
+                       None)
+            if row is None:
+                raise KeyError(f"attackers[{worst['name']}, {worst['form']}]")
             amplitude = (audit.get("utility") or {}).get("motion_amplitude_kept") or {}
             return cls(
                 version=int(audit.get("version", AUDIT_VERSION)), method=str(release.get("method", "")),
                 worst_name=str(worst["name"]),
                 worst_form=str(worst["form"]), worst_accuracy=float(worst["accuracy"]),
-                worst_times_chance=float(worst["times_chance"]), chance=float(audit["chance"]["subject"]),
+                worst_times_chance=float(worst["times_chance"]), worst_std=float(row["accuracy"]["std"]),
+                chance=float(audit["chance"]["subject"]),
                 metadata_failures=tuple(sorted({str(f["field"]) for f in audit["metadata"]["findings"]
                                                 if f["severity"] == "fail"})),
                 action_accuracy=None if not action else float(action["accuracy"]["mean"]),
+                retrained_action_accuracy=None if not retrained else float(retrained["accuracy"]["mean"]),
+                release_file=str(release.get("file", "")),
                 motion_kept=None if amplitude.get("median") is None else float(amplitude["median"]))
         except (KeyError, TypeError, ValueError) as exc:
             raise InputError(where, f"an audit without a readable {exc} entry") from None

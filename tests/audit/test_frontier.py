@@ -10,12 +10,17 @@ import numpy as np
 import pytest
 
 from dtmr.audit.frontier import frontier_points, frontier_table, plot_frontier
+from dtmr.audit.result import AuditResult
 from dtmr.errors import DtmrError
 
 SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "plot_frontier.py"
 
 
-def _audit(method: str, worst: float, std: float, action: float, retrained: float | None = None) -> dict:
+def _audit(method: str, worst: float, std: float, action: float, retrained: float | None = None) -> AuditResult:
+    return AuditResult.from_audit(_audit_json(method, worst, std, action, retrained))
+
+
+def _audit_json(method: str, worst: float, std: float, action: float, retrained: float | None = None) -> dict:
     utility = {"action_recognition": {"accuracy": {"mean": action, "std": 1.0}}}
     if retrained is not None:
         utility["action_recognition_retrained"] = {"accuracy": {"mean": retrained, "std": 1.0}}
@@ -25,6 +30,7 @@ def _audit(method: str, worst: float, std: float, action: float, retrained: floa
                       {"name": "bone-lengths", "form": "adaptive", "accuracy": {"mean": 12.0, "std": 1.0}}],
         "worst": {"name": "tcn", "form": "adaptive", "accuracy": worst, "times_chance": worst / 10},
         "chance": {"subject": 10.0, "linkage": 0.07},
+        "metadata": {"findings": []},
         "utility": utility,
     }
 
@@ -67,9 +73,10 @@ def test_the_plot_is_a_png_that_draws_every_point(tmp_path):
 def test_the_script_writes_the_plot_and_prints_the_table(tmp_path, capsys):
     folders = []
     for audit in AUDITS:
-        folder = tmp_path / audit["release"]["method"]
+        folder = tmp_path / audit.method
         folder.mkdir()
-        (folder / "audit.json").write_text(json.dumps(audit))
+        (folder / "audit.json").write_text(json.dumps(_audit_json(audit.method, audit.worst_accuracy,
+                                                                   audit.worst_std, audit.action_accuracy)))
         folders.append(str(folder))
     spec = importlib.util.spec_from_file_location("plot_frontier", SCRIPT)
     script = importlib.util.module_from_spec(spec)
