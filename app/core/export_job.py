@@ -22,11 +22,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from dtmr.data.label_set import match_classes
-from dtmr.data.provenance import Provenance
-from dtmr.errors import InputError
 
 from .cancel import CancelToken, ProgressFn
 from .checkpoints import CheckpointInfo
+from .provenance import shown_provenance
 
 if TYPE_CHECKING:
     from dtmr.data.clip import Clip
@@ -54,14 +53,6 @@ class ShownOutputs:
         method = self.method if made is None else made.method
         return ShownOutputs(self.retargeted, self.retargeted, beta, method)
 
-
-def shown_provenance(clip: Clip) -> Provenance | None:
-    """The provenance of a clip on screen; None when it has none or a damaged one (a clip of a library opened
-    in the Studio may carry anything in `extra`: its export then names no method rather than failing)."""
-    try:
-        return Provenance.from_clip(clip)
-    except InputError:
-        return None
 
 
 @dataclass(frozen=True)

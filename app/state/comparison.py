@@ -3,8 +3,8 @@
 β slider: the released view is `ReleaseParts.joints(β)` (`dtmr.models.blend`) of the one model run, so
 `set_beta` re-blends it without the model. The β set is kept across clips and references of the same model
 and given up when the model changes (the controller calls `set_beta(None)`): another checkpoint's own β is
-the meaningful start. The re-blended clip records the β shown in `extra["beta"]`, and `extra["model_beta"]`
-the checkpoint's.
+the meaningful start. The re-blended clip's provenance (`dtmr.data.provenance`) records the β shown;
+`model_beta` is the checkpoint's.
 
 Length policy (`dtmr.render.timeline`, shared with the export): the comparison runs for the longest of
 its clips and a shorter clip holds its last frame. The model maps its output back to the source's length, so the three
@@ -13,11 +13,13 @@ views normally agree; the policy matters for the reference and for clips of odd 
 
 from __future__ import annotations
 
+import dataclasses
 from enum import Enum
 from typing import TYPE_CHECKING
 
 from dtmr.render.timeline import comparison_length, frame_index
 
+from ..core.provenance import shown_provenance
 from ..core.foot_sliding import FootSliding
 from .events import Signal
 
@@ -131,8 +133,11 @@ class Comparison:
         if not self.beta_differs:
             return released
         beta = self.beta_override
-        extra = dict(released.extra, beta=f"{beta:g}", model_beta=f"{self.release_parts.beta:g}")
-        return released.replace(joints=self.release_parts.joints(beta), extra=extra)
+        joints = self.release_parts.joints(beta)
+        made = shown_provenance(released)
+        if made is None:
+            return released.replace(joints=joints)
+        return dataclasses.replace(made, beta=beta).stamp(released, joints=joints)
 
     def set_outputs(self, retargeted: Clip, released: Clip, model_note: str,
                     parts: ReleaseParts | None = None) -> None:

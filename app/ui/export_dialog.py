@@ -41,9 +41,9 @@ from ..core.export_job import (
     ShownOutputs,
     check_request,
     default_export_folder,
-    shown_provenance,
     withheld_predictions,
 )
+from ..core.provenance import shown_provenance
 from ..state.comparison import Comparison, ViewKind
 from ..workers.job_thread import JobThread
 

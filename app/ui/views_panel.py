@@ -44,6 +44,7 @@ from dtmr.render.style import DEFAULT_STYLE
 from dtmr.skeleton import get_topology
 from dtmr.skeleton.body_parts import BodyPart
 
+from ..core.provenance import shown_provenance
 from ..render_gl.camera_link import CameraLink
 from ..render_gl.skeleton_view import PRESETS, SkeletonView
 from ..state.comparison import VIEWS, Comparison, ViewKind
@@ -294,14 +295,16 @@ class ViewsPanel(QWidget):
     def _model_caption(self, kind: ViewKind, clip) -> str:
         """One line: the method, the β and the reference (the checkpoint's options go to the tooltip)."""
         c = self.comparison
-        name = str(clip.extra.get("method", ""))
+        made = shown_provenance(clip)
+        name = "" if made is None else made.method
         method = methods.display_name(name) if methods.is_method(name) else (name or "model")
         if kind is ViewKind.RETARGETED:
             beta = "full retarget"
         elif c.beta_differs:
             beta = f"β {c.shown_beta:.2f} (model {c.model_beta:g})"
         else:
-            beta = f"β {c.shown_beta:g}" if c.shown_beta is not None else f"β {clip.extra.get('beta', '?')}"
+            shown = c.shown_beta if c.shown_beta is not None else None if made is None else made.beta
+            beta = "β ?" if shown is None else f"β {shown:g}"
         reference = f"ref {c.reference.name}" if c.reference is not None else ""
         return " · ".join(filter(None, [method, beta, reference]))
 

@@ -12,6 +12,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 
 from app.state.comparison import ViewKind
+from dtmr.data.provenance import Provenance
 from dtmr.render import build_comparison
 from studio_fakes import settle
 
@@ -66,7 +67,7 @@ def test_the_slider_blends_the_released_view_without_running_the_model(studio, f
     caption = studio.views.notes[ViewKind.RELEASED].full_text
     assert "β 0.50 (model 0.2)" in caption
     assert slider.value_label.text() == "0.50" and slider.reset_button.isEnabled()
-    assert released.extra["beta"] == "0.5" and released.extra["model_beta"] == "0.2"
+    assert Provenance.from_clip(released).beta == 0.5 and c.model_beta == 0.2
 
     qtbot.mouseClick(slider.reset_button, Qt.MouseButton.LeftButton)  # reset to the model's β
     assert c.beta_override is None and slider.slider.value() == 20

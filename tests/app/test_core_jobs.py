@@ -112,7 +112,8 @@ def test_foot_contacts_are_the_library_contacts():
 def test_an_exported_clips_method_and_beta_come_from_its_typed_provenance():
     """The export reads β through `dtmr.data.provenance` (it parsed `extra` strings); a clip of an opened
     library with a damaged entry is exported naming no method rather than failing."""
-    from app.core.export_job import ShownOutputs, shown_provenance
+    from app.core.export_job import ShownOutputs
+    from app.core.provenance import shown_provenance
     from studio_fakes import make_clip
 
     clip = make_clip(1, 1)
