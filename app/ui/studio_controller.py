@@ -430,8 +430,6 @@ class StudioController(QObject):
             predictors.append(AttackerFile(worst.file, f"{worst.label}, the audit's worst attacker ({figures})"))
         elif audit is None:
             note = "no audit is open for this library"
-        elif worst is None:
-            note = f"{audit.path} names no worst attacker"
         elif worst.file is None:
             note = f"{audit.path} names no saved file for its worst attacker, {worst.label}"
         else:

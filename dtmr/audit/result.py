@@ -1,9 +1,14 @@
-"""`AuditResult`: the figures of an `audit.json` that tables and verdicts read, typed and checked once, so that
-no consumer parses the dict again. The full file keeps every attacker's entry (docs/audit.md, "audit.json");
-this is the summary of it."""
+"""`AuditResult` and `risk_by_clip`: the figures of an `audit.json` that tables, verdicts and the Studio read,
+typed and checked once, so that no consumer parses the dict again. The full file keeps every attacker's entry
+(docs/audit.md, "audit.json"); this is the summary of it.
+
+Every entry `dtmr audit` writes and these read is required: an audit.json without one is broken, not an audit
+with less in it (docs/audit.md, "Reading an audit back"). The one optional entry is `attacker_files`, which a
+published audit drops."""
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -24,6 +29,11 @@ class AuditResult:
     worst_times_chance: float
     #: the worst attacker's accuracy std over the folds (%)
     worst_std: float
+    #: the worst attacker's family, as its `attackers` entry names it
+    worst_family: str
+    #: the worst attacker's saved file (its `attacker_files` entry), relative to the audit's folder; None when
+    #: the audit keeps none (a published audit, or an attacker run before files were kept)
+    worst_file: str | None
     #: chance of naming a clip's subject (%)
     chance: float
     #: the identifying fields the metadata scan failed
@@ -53,6 +63,8 @@ class AuditResult:
                 worst_name=str(worst["name"]),
                 worst_form=str(worst["form"]), worst_accuracy=float(worst["accuracy"]),
                 worst_times_chance=float(worst["times_chance"]), worst_std=float(row["accuracy"]["std"]),
+                worst_family=_text(row["family"], "attackers[].family"),
+                worst_file=_attacker_file(audit, f"{worst['name']}/{worst['form']}"),
                 chance=float(audit["chance"]["subject"]),
                 metadata_failures=tuple(sorted({str(f["field"]) for f in audit["metadata"]["findings"]
                                                 if f["severity"] == "fail"})),
@@ -74,3 +86,45 @@ class AuditResult:
         if self.action_accuracy is None or not raw.action_accuracy:
             return None
         return 100.0 * self.action_accuracy / raw.action_accuracy
+
+
+def risk_by_clip(audit: dict, where: str | Path = "audit.json") -> dict[str, float]:
+    """Release id -> the clip's risk in [0, 1] from audit.json's `clips` (the probability the worst attacker
+    gives the clip's true subject, docs/privacy.md); NaN for a clip the audit lists without one. `InputError`
+    naming `where` and the entry when `clips` is not a list of objects with a string `id` and a `risk` that
+    is null or a number in [0, 1]."""
+    clips = audit.get("clips")
+    if not isinstance(clips, list):
+        raise InputError(where, f"'clips' must be a list, got {_kind(clips)}")
+    risks: dict[str, float] = {}
+    for n, entry in enumerate(clips):
+        if not isinstance(entry, dict) or not isinstance(entry.get("id"), str):
+            raise InputError(where, f"clips[{n}] must be an object with a string 'id'")
+        risk = entry.get("risk")
+        if risk is not None and not (_is_number(risk) and 0.0 <= risk <= 1.0):
+            raise InputError(where, f"clips[{n}] ({entry['id']}): 'risk' must be a number in [0, 1], got {risk!r}")
+        risks[entry["id"]] = math.nan if risk is None else float(risk)
+    return risks
+
+
+def _attacker_file(audit: dict, name_form: str) -> str | None:
+    """`attacker_files[name_form]`, None when the audit keeps no file for it."""
+    files = audit.get("attacker_files", {})
+    if not isinstance(files, dict):
+        raise TypeError("'attacker_files'")
+    file = files.get(name_form)
+    return None if file is None else _text(file, f"attacker_files[{name_form}]")
+
+
+def _text(value, entry: str) -> str:
+    if not isinstance(value, str):
+        raise TypeError(f"'{entry}'")
+    return value
+
+
+def _is_number(value) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _kind(value) -> str:
+    return "none" if value is None else type(value).__name__

@@ -60,32 +60,55 @@ def write_release(folder: Path, audit: bool = True, attacker: bool = True, name:
 
 
 def write_audit(release: Release, attacker: bool = True) -> Path:
-    """`RELEASE.audit/audit.json`; with `attacker`, the worst attacker's file is a trained bone-length attacker."""
-    from dtmr.attackers import BoneLengthAttacker
+    """`RELEASE.audit/audit.json` with every entry `dtmr audit` writes (dtmr/audit/suite.py `assemble`, its
+    figures made by `dtmr.audit.summary` as there) for a bone-length attacker whose adaptive form is the worst;
+    with `attacker`, its file is a trained bone-length attacker, without, the audit keeps no attacker files
+    (as a published audit)."""
+    from dtmr.attackers import BoneLengthAttacker, attacker_family
+    from dtmr.audit.summary import risk_distribution, scored, subject_risks
 
     folder = release.path.with_name(release.path.stem + ".audit")
     (folder / "attackers").mkdir(parents=True, exist_ok=True)
     # distinct risks whose order differs from both the release order and the text order of their ids
     risks = [0.05, 0.9, 0.31, 0.5, 0.07, 0.66, 0.12, 0.8, 0.45]
     release.risks = {f"R{p + 1:06d}": r for p, r in enumerate(risks)}
-    files = {}
+    clips = [{"id": i, "subject": release.subject_of(p), "risk": r, "correct": r > 0.4}
+             for p, (i, r) in enumerate(release.risks.items())]
+    chance = 100.0 / 3
+    name, family = "bone-lengths", attacker_family("bone-lengths")
+    attackers = [scored({"name": name, "family": family, "form": form, "epochs": None, "seconds": 0.1}, folds, chance)
+                 for form, folds in (("raw-trained", [100 / 3, 200 / 3, 100 / 3]), ("adaptive", [100, 200 / 3, 100]),
+                                     ("raw-known", [200 / 3, 100 / 3, 200 / 3]))]
+    worst = attackers[1]
+    audit = {
+        "format": "dtmr-audit", "version": 1, "command": f"dtmr audit {release.path.name} --key "
+        f"{release.key.name} --raw clips.npz --attackers {name}", "created": "2026-12-02T00:00:00+00:00",
+        "release": {"file": release.path.name, "clips": 9, "subjects": 3, "method": "naive", "beta": 1.0,
+                    "model": "naive.pt", "provenance": "none"},
+        "raw": {"file": "clips.npz", "clips": 9},
+        "split": {"kind": "folds", "folds": 3, "name": None},
+        "settings": {"attackers": [name], "seed": 0, "device": "cpu", "reference": None, "epochs": {name: None}},
+        "chance": {"subject": round(chance, 4), "linkage": round(100.0 / 9, 4)},
+        "metadata": {"passed": True, "findings": []},
+        "calibration": {"raw": [scored({"name": name}, [100.0, 100.0, 100.0], chance)],
+                        "best": {"name": name, "accuracy": 100.0},
+                        "reference": {"accuracy": 100.0, "why": "3 × chance"}, "warning": None},
+        "attackers": attackers,
+        "linkage": [{**scored({"name": "frame count"}, [0.0, 0.0, 0.0], 100.0 / 9),
+                     "expected": scored({}, [11.1, 11.1, 11.1], 100.0 / 9)["accuracy"]}],
+        "worst": {"name": name, "form": worst["form"], "accuracy": worst["accuracy"]["mean"],
+                  "times_chance": worst["times_chance"]},
+        "subjects": subject_risks(clips),
+        "clips": clips,
+        "risk": risk_distribution(clips),
+        "utility": {"motion_amplitude_kept": {"median": 1.0, "quartiles": [1.0, 1.0], "clips": 9}},
+    }
     if attacker:
         model = BoneLengthAttacker()
         model.fit(release.sources, [c.subject for c in release.sources], seed=0)
-        model.save(folder / "attackers" / "bone-lengths_adaptive.pt")
-        files = {"bone-lengths/adaptive": "attackers/bone-lengths_adaptive.pt"}
-    audit = {
-        "format": "dtmr-audit", "version": 1, "command": "dtmr audit released.h5", "created": "2026-12-02T00:00:00",
-        "release": {"file": release.path.name, "clips": 9, "subjects": 3, "method": "naive", "beta": 1.0,
-                    "model": "naive.pt", "provenance": "none"},
-        "attackers": [{"name": "bone-lengths", "family": "logistic regression on bone lengths", "form": "adaptive",
-                       "accuracy": {"mean": 88.9, "std": 0.0, "folds": [88.9]}, "chance": 33.3,
-                       "times_chance": 2.67, "verdict": "above chance"}],
-        "worst": {"name": "bone-lengths", "form": "adaptive", "accuracy": 88.9, "times_chance": 2.67},
-        "clips": [{"id": i, "subject": release.subject_of(p), "risk": r, "correct": r > 0.4}
-                  for p, (i, r) in enumerate(release.risks.items())],
-        "attacker_files": files,
-    }
+        model.save(folder / "attackers" / f"{name}_adaptive.pt")
+        audit["attacker_files"] = {f"{name}/{form}": f"attackers/{name}_{form}.pt" for form in
+                                   ("raw-trained", "adaptive", "raw-known")}
     release.audit = folder / "audit.json"
     release.audit.write_text(json.dumps(audit), encoding="utf-8")
     return release.audit

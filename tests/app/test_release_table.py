@@ -1,5 +1,6 @@
 """A release in the library table: opaque ids, source subjects through its key, the audit's Risk column."""
 
+import json
 import os
 
 import numpy as np
@@ -116,11 +117,34 @@ def test_a_key_of_another_release_and_a_broken_audit_are_messages(release_studio
     assert window.controller.library.audit is None
 
     write_audit(release, attacker=False)  # the audit of this release, in its default folder, is not re-read
-    stranger = tmp_path / "stranger" / "audit.json"
+    audit = json.loads(release.audit.read_text(encoding="utf-8"))
+    unfinished = tmp_path / "unfinished" / "audit.json"  # good risks, no worst attacker: not an audit dtmr writes
+    unfinished.parent.mkdir()
+    unfinished.write_text(json.dumps({k: v for k, v in audit.items() if k != "worst"}), encoding="utf-8")
+    window.open_audit(unfinished)
+    assert f"{unfinished}: an audit without a readable 'worst' entry" in window.message_boxes[-1].text()
+    assert window.controller.library.audit is None
+    stranger = tmp_path / "stranger" / "audit.json"  # a whole audit of another release
     stranger.parent.mkdir()
-    stranger.write_text('{"format": "dtmr-audit", "clips": [{"id": "X1", "risk": 0.5}]}', encoding="utf-8")
+    stranger.write_text(json.dumps({**audit, "clips": [{**c, "id": f"X{n}"} for n, c in enumerate(audit["clips"])]}),
+                        encoding="utf-8")
     window.open_audit(stranger)
     assert "lists none of the clips" in window.message_boxes[-1].text()
     window.open_audit(release.audit)
     risks = window.library_panel.model.risk
     assert np.allclose(risks, list(release.risks.values()))
+
+
+def test_a_release_whose_audit_lacks_the_worst_attacker_opens_without_it(release_studio, tmp_path, qtbot):
+    release = write_release(tmp_path)
+    audit = json.loads(release.audit.read_text(encoding="utf-8"))
+    del audit["worst"]  # the Studio once read such an audit's risks with no attacker to explain them
+    release.audit.write_text(json.dumps(audit), encoding="utf-8")
+    window = release_studio()
+    panel = opened(window, qtbot, release.path)
+    assert window.controller.library.audit is None
+    assert column(panel, RISK_COLUMN) == [""] * 9
+    qtbot.waitUntil(lambda: bool(window.message_boxes), timeout=20000)
+    text = window.message_boxes[-1].text()
+    assert text == f"The audit beside the release was not used: {release.audit}: an audit without a readable " \
+                   "'worst' entry"

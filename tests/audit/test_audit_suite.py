@@ -10,6 +10,7 @@ import pytest
 from audit_releases import make_release
 
 from dtmr.audit.linkage import frame_count_linkage
+from dtmr.audit.result import AuditResult, risk_by_clip
 from dtmr.audit.suite import AuditSettings, run_audit
 from dtmr.errors import DtmrError
 from dtmr.io.library import ClipLibrary
@@ -55,6 +56,12 @@ def test_audit_writes_every_key_of_the_schema(synthetic_raw, tmp_path):
         assert 0.0 <= action["accuracy"]["mean"] <= 100.0 and "verdict" not in action
     assert (tmp_path / "rel.audit" / "audit.md").is_file()
     assert "Utility: action recognition" in (tmp_path / "rel.audit" / "audit.md").read_text()
+    # what the Studio and the tables read of it: the typed reader takes a real audit as it is written
+    result = AuditResult.read(tmp_path / "rel.audit")
+    assert (result.worst_name, result.worst_form) == (stored["worst"]["name"], stored["worst"]["form"])
+    row = next(a for a in stored["attackers"] if (a["name"], a["form"]) == (result.worst_name, result.worst_form))
+    assert result.worst_family == row["family"] and (tmp_path / "rel.audit" / result.worst_file).is_file()
+    assert risk_by_clip(stored) == {c["id"]: c["risk"] for c in stored["clips"]}
 
 
 def test_rerun_resumes_from_parts_and_a_second_release_reuses_the_raw_trained_cache(synthetic_raw, tmp_path):

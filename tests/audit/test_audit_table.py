@@ -20,8 +20,10 @@ def _audit(method: str, tcn: float, action: float, failed: bool = False) -> dict
     return {
         "format": "dtmr-audit", "release": {"file": f"{method}.h5", "method": method},
         "metadata": {"findings": [{"field": "frame count", "severity": "fail"}] if failed else []},
-        "attackers": [_entry(tcn, name="tcn", form="adaptive"), _entry(tcn - 5, name="tcn", form="raw-trained"),
-                      _entry(20.0, name="sgn", form="adaptive"), _entry(30.0, name="bone-lengths", form="adaptive")],
+        "attackers": [_entry(tcn, name="tcn", family="temporal conv", form="adaptive"),
+                      _entry(tcn - 5, name="tcn", family="temporal conv", form="raw-trained"),
+                      _entry(20.0, name="sgn", family="SGN", form="adaptive"),
+                      _entry(30.0, name="bone-lengths", family="logistic regression", form="adaptive")],
         "linkage": [_entry(90.0, name="embedding"), _entry(2.0, name="frame count")],
         "worst": {"name": "tcn", "form": "adaptive", "accuracy": tcn, "times_chance": tcn / 10},
         "chance": {"subject": 10.0, "linkage": 0.07},

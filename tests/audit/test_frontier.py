@@ -26,8 +26,10 @@ def _audit_json(method: str, worst: float, std: float, action: float, retrained:
         utility["action_recognition_retrained"] = {"accuracy": {"mean": retrained, "std": 1.0}}
     return {
         "format": "dtmr-audit", "release": {"file": f"{method}.h5", "method": method},
-        "attackers": [{"name": "tcn", "form": "adaptive", "accuracy": {"mean": worst, "std": std}},
-                      {"name": "bone-lengths", "form": "adaptive", "accuracy": {"mean": 12.0, "std": 1.0}}],
+        "attackers": [{"name": "tcn", "family": "temporal conv", "form": "adaptive",
+                       "accuracy": {"mean": worst, "std": std}},
+                      {"name": "bone-lengths", "family": "logistic regression", "form": "adaptive",
+                       "accuracy": {"mean": 12.0, "std": 1.0}}],
         "worst": {"name": "tcn", "form": "adaptive", "accuracy": worst, "times_chance": worst / 10},
         "chance": {"subject": 10.0, "linkage": 0.07},
         "metadata": {"findings": []},
