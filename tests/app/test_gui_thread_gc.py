@@ -46,3 +46,35 @@ def test_stop_collects_and_restores_automatic_collection():
         assert gc.isenabled() and probe() is None
     finally:
         gc.disable()  # back to the application collector's state
+
+
+def test_full_collections_freeze_what_survives_the_first_and_wait_fifty_times_their_duration(monkeypatch):
+    """A full collection walked every object of torch, Qt and the open library: 137 ms of the GUI thread on
+    N-UCLA (issue 42). The first one freezes the survivors; the next waits FULL_SPACING times its duration."""
+    from app.workers import gui_thread_gc
+
+    clock = [1000.0]
+    monkeypatch.setattr(gui_thread_gc.time, "monotonic", lambda: clock[0])
+    collector = GuiThreadGarbageCollector(interval_ms=60_000)  # collect_due called by hand
+    full = []
+
+    def fake_collect(generation=2):
+        full.append(generation)
+        clock[0] += 0.1 if generation == 2 else 0.0  # a full collection takes 100 ms
+
+    monkeypatch.setattr(gui_thread_gc.gc, "collect", fake_collect)
+    frozen = []
+    monkeypatch.setattr(gui_thread_gc.gc, "freeze", lambda: frozen.append(True))
+    monkeypatch.setattr(gui_thread_gc.gc, "unfreeze", lambda: frozen.append(False))
+    due = (10**6, 10**6, 10**6)
+    monkeypatch.setattr(gui_thread_gc.gc, "get_count", lambda: due)
+    try:
+        assert collector.collect_due() == 2 and frozen == [True]
+        clock[0] += 4.9  # 50 x 0.1 s after the end of the first one is 5 s
+        assert collector.collect_due() == 1  # not yet: the younger generation instead
+        clock[0] += 0.2
+        assert collector.collect_due() == 2 and frozen == [True]  # frozen once
+        assert full == [2, 1, 2]
+    finally:
+        collector.stop()
+    assert frozen == [True, False]  # stop() gives the frozen objects back to the collector
