@@ -220,6 +220,7 @@ def _open_input(name: str, topology: str | None, lift: bool = False, options=Non
         if topology not in (None, "coco17"):
             raise InputError(path, f"lifted clips are coco17, not {topology}")
         source = open_lifted(path)
+        _report_notes(source)
         return _Input(path, source.topology, source=source)
     if path.is_dir() or (path.is_file() and path.suffix.lower() == ".skeleton"):
         files = skeleton_files(path) if path.is_dir() else [path]

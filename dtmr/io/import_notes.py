@@ -22,17 +22,19 @@ def notes(note: str, *warnings: str) -> dict[str, str]:
 
 
 def source_notes(source) -> tuple[list[str], list[str]]:
-    """(notes, warnings) of a source read into memory, each once, prefixed with the clip's name when it holds
-    several clips; ([], []) for a library (its clips were imported before)."""
+    """(notes, warnings) of a source read into memory, each once: a line every clip shares as it is, another
+    prefixed with its clip's name; ([], []) for a library (its clips were imported before)."""
     clips = getattr(source, "clips", None)
     if not clips:
         return [], []
     found: tuple[list[str], list[str]] = ([], [])
-    for clip in clips:
-        for key, out in ((NOTE, found[0]), (WARNING, found[1])):
-            text = clip.extra.get(key)
-            if text:
-                line = text if len(clips) == 1 else f"{clip.name}: {text}"
-                if line not in out:
-                    out.append(line)
+    for key, out in ((NOTE, found[0]), (WARNING, found[1])):
+        texts = [clip.extra.get(key) for clip in clips]
+        if texts[0] and all(text == texts[0] for text in texts):
+            out.append(texts[0])
+            continue
+        for clip, text in zip(clips, texts):
+            line = f"{clip.name}: {text}"
+            if text and line not in out:
+                out.append(line)
     return found

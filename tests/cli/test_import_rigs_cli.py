@@ -138,3 +138,16 @@ def test_bad_input_is_one_line_naming_the_file(capsys, tmp_path):
         main(["data", "import", str(bones), "-o", str(tmp_path / "x.h5"), "--up", "w"])
     assert caught.value.code == 2 and "argument --up: invalid choice: 'w'" in capsys.readouterr().err
     assert not (tmp_path / "x.h5").exists()
+
+
+def test_a_note_every_clip_shares_is_printed_once_without_clip_names(tmp_path, capsys):
+    """Lifting a COCO dataset file of two videos: one 'lifted from 2-D keypoints' line, not one per video."""
+    from coco_fixtures import dump, two_people_pixels, two_videos
+
+    from dtmr.cli import main
+
+    path = dump(tmp_path / "keypoints.json", two_videos(two_people_pixels()))
+    assert main(["data", "import", str(path), "--lift", "-o", str(tmp_path / "lib.h5")]) == 0
+    lines = [line for line in capsys.readouterr().err.splitlines() if "lifted from 2-D keypoints" in line]
+    assert lines == [f"{path}: lifted from 2-D keypoints by lifter_coco17.pt (root-relative: the body stays at "
+                     "the origin)"]
