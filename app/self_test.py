@@ -23,6 +23,7 @@ from dtmr.io.atomic import atomic_write
 
 from .core.cpu_sharing import share_cpu_with_ui
 from .state.comparison import VIEWS, ViewKind
+from .ui.first_start_hint import DISMISSED_KEY
 from .ui.main_window import MainWindow
 from .ui.screenshots import coloured_pixels, grab_window, view_pixels
 
@@ -55,6 +56,7 @@ def run_self_test(app: QApplication, library: Path, out_png: Path, gl_line: str,
     share_cpu_with_ui()
     with tempfile.TemporaryDirectory(prefix="dtmr-studio-selftest-") as folder:
         settings = QSettings(str(Path(folder) / "settings.ini"), QSettings.Format.IniFormat)
+        settings.setValue(DISMISSED_KEY, True)  # the picture shows the Studio in use, not its first-start banner
         window = MainWindow(settings)
         try:
             _run(app, window, library, clip, out_png, timeout_s)
