@@ -28,6 +28,7 @@ from studio_fakes import (  # noqa: E402
     FakeRecognizer,
     make_clip,
     save_fake_checkpoint,
+    settle,
 )
 
 #: the β of the DisentangledTMR checkpoints a release bundles (resources/models/dtmr_small_beta{β}.pt)
@@ -161,3 +162,15 @@ def release_studio(make_studio, tmp_path):
         return make_studio(models_dir=models_dir, attribution=attribution)
 
     return make
+
+
+@pytest.fixture
+def studio(make_studio, library_file, qtbot):
+    """A Studio window on `library_file`, its first clip's three views shown."""
+    from app.state.comparison import ViewKind
+
+    window = make_studio()
+    window.open_path(library_file)
+    qtbot.waitUntil(lambda: ViewKind.RELEASED in window.comparison.clips, timeout=20000)
+    settle(qtbot, window)
+    return window

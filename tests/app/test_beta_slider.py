@@ -17,15 +17,6 @@ from dtmr.render import build_comparison
 from studio_fakes import settle
 
 
-@pytest.fixture
-def studio(make_studio, library_file, qtbot):
-    window = make_studio()
-    window.open_path(library_file)
-    qtbot.waitUntil(lambda: ViewKind.RELEASED in window.comparison.clips, timeout=20000)
-    settle(qtbot, window)
-    return window
-
-
 def camera(view) -> tuple:
     o = view.opts
     centre = o["center"]

@@ -18,15 +18,6 @@ from studio_fakes import ACTION_NAMES, make_clip, settle
 BORDER = 3
 
 
-@pytest.fixture
-def studio(make_studio, library_file, qtbot):
-    window = make_studio()
-    window.open_path(library_file)
-    qtbot.waitUntil(lambda: ViewKind.RELEASED in window.comparison.clips, timeout=20000)
-    settle(qtbot, window)
-    return window
-
-
 def camera(view) -> tuple:
     o, centre = view.opts, view.opts["center"]
     return (round(centre.x(), 6), round(centre.y(), 6), round(centre.z(), 6), round(o["distance"], 6),

@@ -14,15 +14,6 @@ from app.state.comparison import ViewKind
 from dtmr.cli import main as dtmr_main
 
 
-@pytest.fixture
-def studio(make_studio, library_file, qtbot):
-    window = make_studio()
-    window.open_path(library_file)
-    qtbot.waitUntil(lambda: ViewKind.RELEASED in window.comparison.clips, timeout=20000)
-    settle(qtbot, window)
-    return window
-
-
 def run_export(dialog, qtbot, timeout=60000):
     qtbot.mouseClick(dialog.export_button, Qt.MouseButton.LeftButton)
     assert dialog.running and not dialog.export_button.isEnabled()

@@ -8,15 +8,12 @@ from PySide6.QtWidgets import QApplication
 
 from app.state.comparison import LENGTH_POLICY, ViewKind
 from app.state.playback import LoopMode
-from studio_fakes import settle
 
 
 @pytest.fixture
-def studio(make_studio, library_file, qtbot):
-    window = make_studio()
-    window.open_path(library_file)
-    qtbot.waitUntil(lambda: ViewKind.RELEASED in window.comparison.clips, timeout=20000)
-    settle(qtbot, window)
+def studio(studio, qtbot):
+    """The shared `studio` (tests/app/conftest.py), its window active: keys go to it."""
+    window = studio
     window.activateWindow()
     qtbot.waitUntil(lambda: QApplication.activeWindow() is window, timeout=5000)
     return window

@@ -13,15 +13,6 @@ from app.ui.screenshots import coloured_pixels, grab_window, image_array, view_p
 from studio_fakes import make_clip, settle
 
 
-@pytest.fixture
-def studio(make_studio, library_file, qtbot):
-    window = make_studio()
-    window.open_path(library_file)
-    qtbot.waitUntil(lambda: ViewKind.RELEASED in window.comparison.clips, timeout=20000)
-    settle(qtbot, window)
-    return window
-
-
 def test_three_views_render_skeletons_and_the_screenshot_includes_them(studio, qtbot):
     studio.clock.seek(20)
     studio.coalescer.flush()

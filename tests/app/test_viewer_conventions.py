@@ -23,11 +23,9 @@ class FakeTime:
 
 
 @pytest.fixture
-def studio(make_studio, library_file, qtbot):
-    window = make_studio()
-    window.open_path(library_file)
-    qtbot.waitUntil(lambda: ViewKind.RELEASED in window.comparison.clips, timeout=20000)
-    settle(qtbot, window)
+def studio(studio, qtbot):
+    """The shared `studio` (tests/app/conftest.py), its window active: keys go to it."""
+    window = studio
     window.activateWindow()
     qtbot.waitUntil(lambda: QApplication.activeWindow() is window, timeout=5000)
     return window

@@ -13,15 +13,6 @@ from dtmr.skeleton.body_parts import BodyPart, joints_of
 from studio_fakes import settle
 
 
-@pytest.fixture
-def studio(make_studio, library_file, qtbot):
-    window = make_studio()
-    window.open_path(library_file)
-    qtbot.waitUntil(lambda: ViewKind.RELEASED in window.comparison.clips, timeout=20000)
-    settle(qtbot, window)
-    return window
-
-
 @pytest.mark.timeout(120)
 def test_a_view_is_hidden_and_shown_from_the_view_menu_and_the_toolbar(studio):
     panel = studio.views
