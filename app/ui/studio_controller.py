@@ -35,7 +35,7 @@ from ..state.playback import PlaybackClock
 from ..state.privacy import PrivacyState
 from ..state.selection import Selection
 from ..state.settings import SettingsModel
-from ..workers.job_thread import JobThread
+from ..workers.job_thread import JobThread, stop_threads
 from ..workers.process_job import ProcessJob
 
 
@@ -216,8 +216,7 @@ class StudioController(QObject):
     def shutdown(self) -> None:
         """Cancel every job and end the worker threads (called when the window closes)."""
         self._latest.clear()  # results still queued for the GUI thread are dropped
-        for thread in self.threads.values():
-            thread.stop()
+        stop_threads(self.threads.values())
 
     @property
     def busy(self) -> bool:

@@ -18,7 +18,8 @@ event-loop stall was 32–49 ms with the model jobs in threads, 24–32 ms in ch
 * A failure in the job arrives as `ChildJobError` with the child's one-line message. If the child dies
   (a crash in native code, killed, out of memory), the request fails with a `ChildJobError` saying so,
   and the next request starts a new child: the Studio itself keeps running.
-* `close()` ends the child (`JobThread.stop()` calls it).
+* `close()` ends the child (`JobThread.stop()` calls it); `begin_close()` only asks it to, so that several
+  children end at once (`stop_threads`).
 """
 
 from __future__ import annotations
@@ -114,6 +115,7 @@ class ProcessJob:
         self._conn = None
         self._cancelled_up_to = None
         self._next_id = 0
+        self._closing = False
         self._start()
 
     @property
@@ -136,17 +138,26 @@ class ProcessJob:
             self._cancelled_up_to.value = request_id
             raise
 
-    def close(self) -> None:
-        """End the child (asks it to stop, kills it if it does not within a second)."""
-        process, conn = self._process, self._conn
-        self._process = self._conn = None
-        if process is None:
+    def begin_close(self) -> None:
+        """Ask the child to end without waiting for it (`close()` waits): `stop_threads` asks every child first,
+        so that they end together."""
+        if self._conn is None or self._closing:
             return
+        self._closing = True
         self._cancelled_up_to.value = self._next_id
         try:
-            conn.send(None)
+            self._conn.send(None)
         except (BrokenPipeError, OSError):
             pass
+
+    def close(self) -> None:
+        """End the child (asks it to stop, kills it if it does not within a second)."""
+        self.begin_close()
+        process, conn = self._process, self._conn
+        self._process = self._conn = None
+        self._closing = False
+        if process is None:
+            return
         process.join(1.0)
         if process.is_alive():
             process.kill()

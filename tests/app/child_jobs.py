@@ -26,3 +26,18 @@ class UnpicklableResultJob:
 
     def __call__(self, request, token, progress):
         return lambda: request
+
+
+class SlowExitJob:
+    """Answers ("count", n) like `CountingJob`; its child takes `EXIT_S` to end after it is asked to (as a
+    model process tearing torch down does)."""
+
+    EXIT_S = 0.6
+
+    def __init__(self):
+        from multiprocessing.util import Finalize
+
+        Finalize(self, time.sleep, args=(self.EXIT_S,), exitpriority=0)
+
+    def __call__(self, request, token, progress):
+        return CountingJob()(request, token, progress)

@@ -91,3 +91,28 @@ def test_a_result_that_cannot_be_sent_fails_its_request_only(qtbot):
         qtbot.waitUntil(lambda: len(failed) == 2, timeout=30000)  # the same child answered again
     finally:
         thread.stop()
+
+
+@pytest.mark.timeout(120)
+def test_threads_stopped_together_end_their_children_together(qtbot):
+    """Closing the Studio waited for its three model processes one after another (1.44 s); `stop_threads` asks
+    each child to end before waiting for any, so three children taking 0.6 s each end in about 0.6 s."""
+    import time
+
+    from child_jobs import SlowExitJob
+
+    from app.workers.job_thread import stop_threads
+
+    jobs = [ProcessJob(SlowExitJob, f"slow exit {n}") for n in range(3)]
+    threads = [JobThread(job, f"worker {n}") for n, job in enumerate(jobs)]
+    done = []
+    for thread in threads:
+        thread.job_finished.connect(lambda i, r: done.append(r))
+        thread.submit(("count", 1))
+    qtbot.waitUntil(lambda: len(done) == 3, timeout=60000)  # every child up and serving
+    processes = [job._process for job in jobs]
+    started = time.perf_counter()
+    stop_threads(threads)
+    elapsed = time.perf_counter() - started
+    assert not any(p.is_alive() for p in processes) and all(p.exitcode == 0 for p in processes)
+    assert SlowExitJob.EXIT_S <= elapsed < 2 * SlowExitJob.EXIT_S, elapsed  # one after another: 3 x 0.6 s
