@@ -17,6 +17,15 @@ from .audit_json import AUDIT_VERSION, read_audit_json, utility_entry
 
 
 @dataclass(frozen=True)
+class PartnersExposure:
+    """`--partners`: how often a k-same release's partners (the pool clips averaged into its clips) are named,
+    and their clips linked (docs/audit.md, "Partners' exposure"). Accuracies are percent."""
+    named_accuracy: float
+    named_times_chance: float
+    linked_accuracy: float
+
+
+@dataclass(frozen=True)
 class AuditResult:
     #: the audit.json version it was read from (`AUDIT_VERSION` when written by this code)
     version: int
@@ -46,6 +55,11 @@ class AuditResult:
     release_file: str
     #: the released clips' motion amplitude against their sources' (median), None when not measured
     motion_kept: float | None
+    #: the calibration's warning that the suite is weak on the raw clips; None without one, or in audits made
+    #: before the calibration
+    calibration_warning: str | None
+    #: the partners' exposure, None in an audit made without `--partners`
+    partners: PartnersExposure | None
 
     @classmethod
     def from_audit(cls, audit: dict, where: str | Path = "audit.json") -> AuditResult:
@@ -71,7 +85,8 @@ class AuditResult:
                 action_accuracy=None if not action else float(action["accuracy"]["mean"]),
                 retrained_action_accuracy=None if not retrained else float(retrained["accuracy"]["mean"]),
                 release_file=str(release.get("file", "")),
-                motion_kept=None if amplitude.get("median") is None else float(amplitude["median"]))
+                motion_kept=None if amplitude.get("median") is None else float(amplitude["median"]),
+                calibration_warning=_calibration_warning(audit), partners=_partners(audit))
         except (KeyError, TypeError, ValueError) as exc:
             raise InputError(where, f"an audit without a readable {exc} entry") from None
 
@@ -105,6 +120,21 @@ def risk_by_clip(audit: dict, where: str | Path = "audit.json") -> dict[str, flo
             raise InputError(where, f"clips[{n}] ({entry['id']}): 'risk' must be a number in [0, 1], got {risk!r}")
         risks[entry["id"]] = math.nan if risk is None else float(risk)
     return risks
+
+
+def _calibration_warning(audit: dict) -> str | None:
+    calibration = audit.get("calibration")
+    warning = None if calibration is None else calibration["warning"]
+    return None if warning is None else _text(warning, "calibration.warning")
+
+
+def _partners(audit: dict) -> PartnersExposure | None:
+    partners = audit.get("partners")
+    if partners is None:
+        return None
+    named, linked = partners["named"], partners["linked"]
+    return PartnersExposure(float(named["accuracy"]["mean"]), float(named["times_chance"]),
+                            float(linked["accuracy"]["mean"]))
 
 
 def _attacker_file(audit: dict, name_form: str) -> str | None:

@@ -117,15 +117,14 @@ def run(args: argparse.Namespace) -> int:
     result = AuditResult.from_audit(audit, out)
     summary = f"worst attacker {result.worst_name} ({result.worst_form}): {result.worst_accuracy:.1f} % " \
               f"re-identified, {result.worst_times_chance:.1f} x chance ({result.chance:.1f} %)"
-    if "partners" in audit:
-        named, linked = audit["partners"]["named"], audit["partners"]["linked"]
-        summary += (f"; a partner named in {named['accuracy']['mean']:.1f} % ({named['times_chance']:.1f} x chance), "
-                    f"a partner's clip linked in {linked['accuracy']['mean']:.1f} %")
+    partners = result.partners
+    if partners is not None:
+        summary += (f"; a partner named in {partners.named_accuracy:.1f} % ({partners.named_times_chance:.1f} x "
+                    f"chance), a partner's clip linked in {partners.linked_accuracy:.1f} %")
     if result.metadata_failures:  # whatever the motion attackers say, the release identifies people through these
         summary = f"FAILED: identifying metadata ({', '.join(result.metadata_failures)}); {summary}"
-    warning = audit["calibration"]["warning"]
-    if warning:
-        print(f"WARNING: {warning}")
+    if result.calibration_warning:
+        print(f"WARNING: {result.calibration_warning}")
     print(f"{out}: {summary}")
     if args.publish:
         from ..audit.publish import publish_audit

@@ -13,7 +13,7 @@ from test_audit_table import _audit
 
 from dtmr.audit.audit_json import read_audit_json
 from dtmr.audit.publish import publishable
-from dtmr.audit.result import AuditResult, risk_by_clip
+from dtmr.audit.result import AuditResult, PartnersExposure, risk_by_clip
 from dtmr.errors import InputError
 
 
@@ -47,6 +47,21 @@ def test_a_good_file_gives_the_worst_attacker_its_file_and_each_clips_risk(tmp_p
     assert math.isnan(risks["R000003"])  # listed without a risk
 
 
+def test_the_calibration_warning_and_the_partners_exposure_are_read_when_the_audit_has_them():
+    audit = _full()
+    result = AuditResult.from_audit(audit)
+    assert result.calibration_warning is None and result.partners is None  # older audits, no --partners
+    audit["calibration"] = {"raw": [], "best": None, "reference": {"accuracy": 30.0, "why": "3 × chance"},
+                            "warning": "no attacker was tested on the raw clips: the suite's strength is unknown"}
+    audit["partners"] = {"k": 3, "named": {"accuracy": {"mean": 19.81, "std": 1.67}, "times_chance": 0.99},
+                         "linked": {"accuracy": {"mean": 0.1, "std": 0.07}, "times_chance": 1.0}}
+    result = AuditResult.from_audit(audit)
+    assert result.calibration_warning == audit["calibration"]["warning"]
+    assert result.partners == PartnersExposure(named_accuracy=19.81, named_times_chance=0.99, linked_accuracy=0.1)
+    audit["calibration"]["warning"] = None
+    assert AuditResult.from_audit(audit).calibration_warning is None
+
+
 def test_an_audit_that_keeps_no_attacker_files_has_no_worst_file():
     audit = _full()
     assert AuditResult.from_audit(publishable(audit)).worst_file is None  # a published audit drops them
@@ -64,6 +79,11 @@ def test_an_audit_that_keeps_no_attacker_files_has_no_worst_file():
      "an audit without a readable 'attacker_files' entry"),
     (lambda a: a["attacker_files"].update({"tcn/adaptive": 7}),
      r"an audit without a readable 'attacker_files\[tcn/adaptive\]' entry"),
+    (lambda a: a.update(calibration={"raw": []}), "an audit without a readable 'warning' entry"),
+    (lambda a: a.update(calibration={"warning": ["weak"]}),
+     "an audit without a readable 'calibration.warning' entry"),
+    (lambda a: a.update(partners={"named": {"accuracy": {"mean": 19.8}, "times_chance": 0.99}}),
+     "an audit without a readable 'linked' entry"),
 ])
 def test_an_audit_result_of_a_malformed_file_is_one_line_naming_it_and_the_entry(tmp_path, change, message):
     audit = copy.deepcopy(_full())

@@ -74,9 +74,12 @@ def test_the_audit_scores_the_partners_against_chance(released, capsys):
     library, model, release, key, _ = released
     assert main(["audit", str(release), "--key", str(key), "--raw", str(library), "--attackers", "tcn",
                  "--epochs", "1", "--folds", "2", "--partners", str(model)]) == 0
-    assert "a partner named in" in capsys.readouterr().out
+    out = capsys.readouterr().out
     audit = json.loads((release.with_name("release.audit") / "audit.json").read_text())
     partners = audit["partners"]
+    named, linked = partners["named"], partners["linked"]  # the summary line reads them through AuditResult
+    assert (f"a partner named in {named['accuracy']['mean']:.1f} % ({named['times_chance']:.1f} x chance), a "
+            f"partner's clip linked in {linked['accuracy']['mean']:.1f} %") in out
     assert partners["k"] == 2 and partners["model"] == "ksame2.pt" and partners["attacker"] == "tcn (raw-trained)"
     assert partners["named"]["chance"] == 25.0 and partners["linked"]["chance"] == pytest.approx(100 / 24, abs=1e-3)
     assert len(partners["named"]["accuracy"]["folds"]) == 2
