@@ -1,6 +1,8 @@
 """`dtmr data info|import|export|synth`: inspect clip files, build HDF5 clip libraries, export single clips.
 
-Paths: a `.skeleton` file, a folder of them (recursive), an `.npz` data set, an `.h5` library.
+Paths: any clip source `dtmr.io.sources.open_clip_source` reads (NTU `.skeleton` files and folders, `.npz` data
+sets, `.h5` libraries and the formats of other tools: PYSKL pickles, SGN arrays, pose arrays, COCO / MMPose /
+OpenPose JSON, BVH, C3D; docs/io.md, "Every format at a glance").
 """
 
 from __future__ import annotations
@@ -24,12 +26,12 @@ if TYPE_CHECKING:
 def register(subparsers) -> None:
     parser = subparsers.add_parser(
         "data", help="inspect, import, export and synthesize clip data",
-        description="Inspect .skeleton/.npz/.h5 clip data, build HDF5 clip libraries and export clips.",
+        description="Inspect clip data of any format dtmr reads, build HDF5 clip libraries and export clips.",
     )
     actions = parser.add_subparsers(dest="data_command", metavar="ACTION", required=True)
 
     info = actions.add_parser(
-        "info", help="summarize a .skeleton file or folder, an .npz data set or an .h5 library"
+        "info", help="summarize a clip file or folder of any format dtmr reads (docs/io.md)"
     )
     info.add_argument("path", metavar="PATH")
     info.add_argument("--json", action="store_true", help="print a JSON object instead of a summary")
@@ -37,14 +39,15 @@ def register(subparsers) -> None:
     info.set_defaults(func=run_info)
 
     imp = actions.add_parser(
-        "import", help="build an .h5 clip library from .skeleton files/folders and .npz data sets"
+        "import", help="build an .h5 clip library from clip files and folders of any format dtmr reads (docs/io.md)"
     )
     imp.add_argument("paths", nargs="+", metavar="PATH")
     imp.add_argument("-o", "--output", required=True, metavar="OUT.h5")
     imp.add_argument("--overwrite", action="store_true",
                      help="replace OUT.h5 even if it is a library, a model, a key or another file a user keeps")
     imp.add_argument("--topology", choices=topology_names(),
-                     help="joint set of .npz inputs whose own cannot be told")
+                     help="joint set of inputs whose own cannot be told (.npz data sets, pose arrays, PYSKL "
+                          "pickles of 17 joints, MMPose 3-D JSON); for other formats it must agree with the file's")
     imp.add_argument("--lift", action="store_true",
                      help="the inputs are 2-D COCO-17 keypoints (MMPose / OpenPose JSON, 2-D PYSKL pickles): lift "
                           "them to 3-D with the bundled lifter (docs/models.md, Lifter)")

@@ -143,11 +143,10 @@ def axis_rotation(axis: int, angle: np.ndarray) -> np.ndarray:
 
 
 def is_bvh(path) -> bool:
-    """True for a `.bvh` path, or a file whose first bytes are the keyword HIERARCHY. Never raises."""
+    """True for a file whose first bytes are the keyword HIERARCHY, whatever its name (the output guard asks
+    it: a `notes.bvh` that is not BVH must not be taken for one and replaced). Never raises."""
     try:
         path = Path(path)
-        if path.suffix.lower() == BVH_SUFFIX:
-            return True
         if not path.is_file():
             return False
         with open(path, "rb") as fh:

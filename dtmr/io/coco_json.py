@@ -32,6 +32,7 @@ from ..errors import InputError, NeedsLiftingError
 from ..skeleton import COCO17
 from .bounded_read import read_bounded
 from .coco_dataset import ImageSequence, dataset_sequences, is_coco_dataset
+from .import_notes import notes
 from .json_numbers import MAX_COORDINATE, check_count, holds_boolean  # noqa: F401 (re-exported: pose_npy)
 from .json_numbers import numbers_array as _numbers
 
@@ -171,6 +172,7 @@ def read_coco_json(path: str | Path, topology: str | None = None,
                                "Human3.6M-17; pass --topology coco17 if these are COCO-17")
     points, _ = _main_person(found, path, min_score)
     joints, extra = _in_metres(points, path)
+    extra.update(_size_warning(joints, extra))
     extra["layout"] = found.layout
     try:
         clip = Clip(joints=joints, topology=COCO17.name, fps=found.fps or DEFAULT_FPS, source_file=path,
@@ -516,6 +518,21 @@ def _main_person(found: _Detections, path: str, min_score: float) -> tuple[np.nd
                 points[t], scores[t], centre = candidates[t][nearest]
                 seen = t
     return points, scores
+
+
+def _size_warning(joints: np.ndarray, extra: dict[str, str]) -> dict[str, str]:
+    """An import note and warning when the body read is no person's height (0.8-2.5 m, `body_size`): the
+    file's numbers are taken as metres or millimetres and nothing else, so a body in other units arrives at
+    the wrong size; {} otherwise."""
+    from .body_size import MAX_HEIGHT_M, MIN_HEIGHT_M, body_height
+
+    height = body_height(joints, COCO17.name)
+    if not np.isfinite(height) or MIN_HEIGHT_M <= height <= MAX_HEIGHT_M:
+        return {}
+    unit = "mm" if extra.get("units") else "m"
+    return notes(f"units {unit} (COCO 3-D keypoints are read as metres or millimetres)",
+                 f"the body is {height:.3g} m tall, outside {MIN_HEIGHT_M:g}-{MAX_HEIGHT_M:g} m: the file's unit "
+                 "may be neither")
 
 
 def _in_metres(points: np.ndarray, path: str) -> tuple[np.ndarray, dict[str, str]]:

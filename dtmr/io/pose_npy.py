@@ -94,7 +94,7 @@ def is_pose_npy(path: str | Path) -> bool:
 
 
 def is_mmpose3d_json(path: str | Path) -> bool:
-    """A `.json` whose first KiB name MMPose's `meta_info` for the Human3.6M data set."""
+    """A `.json` whose first 4 KiB name MMPose's `meta_info` for the Human3.6M data set."""
     path = Path(path)
     try:
         if path.suffix.lower() != ".json" or not path.is_file():

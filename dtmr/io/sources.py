@@ -73,6 +73,7 @@ def open_clip_source(
     options = options or ImportOptions()
     refuse_special_file(path)
     topology = check_topology_name(topology, path)
+    _refuse_unused_options(path, options)
     if path.is_dir() and is_coco_json(path):  # a folder of OpenPose frames
         return _in_memory(read_coco_json(path, topology))
     if path.is_dir():
@@ -117,6 +118,19 @@ def open_clip_source(
             raise InputError(path, f"the library holds {library.topology} clips, not {topology}")
         return library
     raise InputError(path, f"unknown kind of file (expected one of: {', '.join(OPEN_KINDS)})")
+
+
+def _refuse_unused_options(path: Path, options: ImportOptions) -> None:
+    """The up axis, unit and scale reach only the BVH and 3-D pose-array readers, and the joint map only BVH:
+    given for another file they would be ignored without a word, so they are refused, naming the file."""
+    suffix = path.suffix.lower()
+    bvh = suffix == BVH_SUFFIX
+    pose = path.is_file() and (suffix == NPY_SUFFIX or (suffix == NPZ_SUFFIX and is_pose_npy(path)))
+    if options.joint_map is not None and not bvh:
+        raise InputError(path, "--joint-map is for BVH files; this file's joints are named by its format")
+    if (options.up, options.units, options.scale) != (None, None, None) and not (bvh or pose):
+        raise InputError(path, "--up, --units and --scale are for BVH files and 3-D pose arrays (.npy, pose .npz); "
+                               "this format states its own axes and units")
 
 
 def _in_memory(read) -> InMemoryClipSource:

@@ -210,7 +210,8 @@ def test_round_trip_property(tmp_path, seed, frames, topology):
 
 # -- recognising a file --------------------------------------------------------------------------------------------
 def test_is_bvh(tmp_path):
-    assert is_bvh(tmp_path / "missing.BVH")
+    assert not is_bvh(tmp_path / "missing.BVH")  # by content, not by name
+    assert not is_bvh(write_text(tmp_path, "my notes", "notes.bvh"))
     assert is_bvh(write_text(tmp_path, "\ufeff\n  HIERARCHY\nROOT a", "motion.txt"))
     assert not is_bvh(write_text(tmp_path, "hello", "x.txt"))
     assert not is_bvh(tmp_path / "missing.txt")

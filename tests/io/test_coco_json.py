@@ -175,7 +175,7 @@ def test_mmpose_3d_needs_the_topology_confirmed(rng, tmp_path):
     assert found.topology == "coco17" and found.format == "coco-json" and found.action_names is None
     (clip,) = found.clips
     assert clip.topology == "coco17" and clip.fps == 30.0 and clip.source_file == str(path)
-    assert clip.sample_name == "p3d" and clip.extra == {"layout": "mmpose-video"}
+    assert clip.sample_name == "p3d" and clip.extra["layout"] == "mmpose-video"  # (a random cloud: size warned)
     np.testing.assert_allclose(clip.joints, joints, atol=1e-6)
     with pytest.raises(InputError, match="3-D keypoints"):
         read_coco_json_2d(path)
@@ -471,3 +471,33 @@ def test_fuzz_layout_mutations_of_3d_files(rng, tmp_path):
                 assert exc.path == str(path)
                 continue
             assert clips[0].joints.shape[1:] == (J, 3)
+
+
+def test_a_3d_body_of_no_persons_height_is_read_with_a_warning(tmp_path):
+    """COCO 3-D keypoints are metres or millimetres; a body of 0.5 m (a file in another unit) was read without a
+    word. The Studio and `dtmr data import` show the warning."""
+    from coco_fixtures import coco17_of
+
+    from dtmr.data import generate_clips
+
+    person = coco17_of(generate_clips(subjects=1, actions=1, repetitions=1, seed=3, noise=0.0)[0].joints[:6])
+    for scale, warned in ((1.0, False), (0.3, True)):
+        doc = {"predictions": [[instance(j * scale, np.ones(J))] for j in person]}
+        (clip,) = read_coco_json(dump(tmp_path / f"x{scale}.json", doc), topology="coco17").clips
+        assert ("import_warning" in clip.extra) == warned, clip.extra
+    assert "outside 0.8-2.5 m" in clip.extra["import_warning"]
+
+
+def test_import_options_for_a_format_that_states_its_own_are_refused(tmp_path):
+    """--up / --units / --scale reach only BVH and pose arrays, --joint-map only BVH; given for another file
+    they were ignored without a word."""
+    from dtmr.io.import_options import ImportOptions
+    from dtmr.io.sources import open_clip_source
+
+    joints = body_3d(np.random.default_rng(0))
+    path = dump(tmp_path / "k.json", {"predictions": [[instance(j, np.ones(J))] for j in joints]})
+    open_clip_source(path, "coco17")  # without options: read
+    for options, word in ((ImportOptions(up="z"), "--up"), (ImportOptions(units="cm"), "--up"),
+                          (ImportOptions(joint_map=tmp_path / "m.json"), "--joint-map")):
+        with pytest.raises(InputError, match=f"k.json: {word}"):
+            open_clip_source(path, "coco17", options=options)

@@ -157,3 +157,15 @@ def test_unknown_kind_is_a_programming_error(tmp_path):
         check_output(tmp_path / "x", kind="spreadsheet")
     with pytest.raises(ValueError, match="folder=True"):
         check_output(tmp_path / "x", kind="audit")
+
+
+def test_a_file_named_bvh_that_is_not_bvh_is_not_replaced(tmp_path):
+    """The guard tells a BVH file by its HIERARCHY keyword: `dtmr data export --clip 0 -o notes.bvh` replaced
+    someone's notes.bvh because its name ends in .bvh."""
+    notes = tmp_path / "notes.bvh"
+    notes.write_text("my notes\n")
+    with pytest.raises(DtmrError, match="notes.bvh: this file exists and is not a BVH motion file"):
+        check_output(notes, kind="bvh")
+    motion = tmp_path / "motion.bvh"
+    motion.write_text("HIERARCHY\nROOT hips\n")
+    assert check_output(motion, kind="bvh") == motion  # an export of its kind: made again
