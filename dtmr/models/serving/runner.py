@@ -52,10 +52,14 @@ def batch_for_memory(free_bytes: int, bytes_per_clip: int, largest: int = LARGES
     `largest`, at least 1; a multiple of 8 from 8 up (the tensor cores' tile)."""
     if bytes_per_clip <= 0:
         raise ValueError("bytes_per_clip must be positive")
-    fits = min(largest, int(free_bytes * share) // bytes_per_clip)
-    if fits < 8:
-        return max(1, fits)
-    return fits - fits % 8
+    return tile_batch(min(largest, int(free_bytes * share) // bytes_per_clip))
+
+
+def tile_batch(clips: int) -> int:
+    """`clips` rounded down to a multiple of 8 from 8 up (the tensor cores' tile), at least 1."""
+    if clips < 8:
+        return max(1, clips)
+    return clips - clips % 8
 
 
 class Pending:

@@ -13,7 +13,7 @@ from dtmr.models import DisentangledTMR, DTMRConfig
 from dtmr.models.anonymizer import Anonymizer
 from dtmr.models.baselines.naive import NaiveRetargeter
 from dtmr.models.serving.cuda_graph import GraphedRetarget, check_graphable
-from dtmr.models.serving.runner import ModelRunner, batch_for_memory, check_precision
+from dtmr.models.serving.runner import ModelRunner, batch_for_memory, check_precision, tile_batch
 
 cuda = pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
 GIB = 1 << 30
@@ -37,6 +37,10 @@ def test_the_batch_fills_a_share_of_the_free_memory_in_multiples_of_8():
     assert batch_for_memory(1 << 20, 1 << 30) == 1  # never less than one clip
     with pytest.raises(ValueError):
         batch_for_memory(GIB, 0)
+
+
+def test_a_batch_is_tiled_down_to_a_multiple_of_8_and_never_under_one_clip():
+    assert [tile_batch(n) for n in (0, 1, 7, 8, 15, 16, 16390)] == [1, 1, 7, 8, 8, 16, 16384]
 
 
 @pytest.mark.parametrize("precision, graph, message", [
