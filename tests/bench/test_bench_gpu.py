@@ -8,7 +8,6 @@ import json
 import time
 from types import SimpleNamespace
 
-import numpy as np
 import pytest
 import torch
 
@@ -268,8 +267,9 @@ def test_throughput_and_latency_on_the_one_way_the_cpu_runs():
 
 
 @cuda
-def test_a_tiny_gpu_run_reports_every_figure(capsys):
-    assert main(["bench", "gpu", "--preset", "small", "--seconds", "0.2", "--budget", "4", "--clips", "8",
+@pytest.mark.timeout(110)
+def test_a_tiny_gpu_run_reports_every_figure_within_its_bound(capsys):
+    assert main(["bench", "gpu", "--preset", "small", "--seconds", "0.2", "--budget", "2", "--clips", "8",
                  "--e2e-clips", "64", "--json"]) == 0
     captured = capsys.readouterr()
     result = json.loads(captured.out)
@@ -278,5 +278,6 @@ def test_a_tiny_gpu_run_reports_every_figure(capsys):
         assert result["auto_batch"][way]["batch"] >= 1 and result["bytes_per_clip"][way] > 0
     assert all(d["released_mpjpe_mm"] >= 0 for d in result["bf16_difference"].values())
     assert result["end_to_end"]["clips_per_s"] > 0
-    assert captured.err.splitlines() == gpu.summary_lines(result)
-    assert np.isfinite(result["wall_s"])
+    expected = gpu.summary_lines(result)
+    assert [line for line in captured.err.splitlines() if line in expected] == expected  # torch may warn between
+    assert result["bound_s"] == (4 * 4 + 1) * 2.0 and result["wall_s"] < result["bound_s"] + 60  # 60 s: set-up
