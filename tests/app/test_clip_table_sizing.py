@@ -49,9 +49,8 @@ def test_scores_arriving_do_not_measure_the_columns_again(make_studio, qtbot, tm
              for i in range(CLIPS)]
     write_npz_dataset(tmp_path / "big.npz", clips)
     fits = [0]
-    fit = ClipTableView.resizeColumnsToContents
-    monkeypatch.setattr(ClipTableView, "resizeColumnsToContents", lambda self: (fits.__setitem__(0, fits[0] + 1),
-                                                                                fit(self)))
+    fit = ClipTableView.fit_columns_now
+    monkeypatch.setattr(ClipTableView, "fit_columns_now", lambda self: (fits.__setitem__(0, fits[0] + 1), fit(self)))
     window = make_studio()  # after the patch: the view connects its fit when it is made
     window.open_path(tmp_path / "big.npz")
     qtbot.waitUntil(lambda: ViewKind.SOURCE in window.comparison.clips, timeout=60000)
@@ -66,3 +65,21 @@ def test_scores_arriving_do_not_measure_the_columns_again(make_studio, qtbot, tm
         model.set_plausibility(column)
         qtbot.wait(20)
     assert fits[0] <= 2 and calls[0] < 4_000, (fits[0], calls[0])
+    calls[0] = 0
+    window.library_panel.table.fit_columns_now()
+    assert calls[0] == 0  # the fit reads whole columns (display_texts), not cells
+
+
+def test_the_fit_is_as_wide_as_the_widest_text_of_any_row(make_studio, qtbot, tmp_path):
+    """The widest name is in the last row, far beyond the rows Qt's own fit measures."""
+    clips = [make_clip(i % 40, i % 12, 12).replace(sample_name=f"S{i:04d}") for i in range(CLIPS)]
+    clips[-1] = clips[-1].replace(sample_name="a_much_longer_sample_name_at_the_end_of_the_library")
+    write_npz_dataset(tmp_path / "long.npz", clips)
+    window = make_studio()
+    window.open_path(tmp_path / "long.npz")
+    qtbot.waitUntil(lambda: ViewKind.SOURCE in window.comparison.clips, timeout=60000)
+    settle(qtbot, window, timeout=60000)
+    table = window.library_panel.table
+    table.fit_columns_now()
+    text = table.fontMetrics().horizontalAdvance("a_much_longer_sample_name_at_the_end_of_the_library")
+    assert table.columnWidth(1) >= text + 4
