@@ -14,6 +14,11 @@ AUDIT_FILE = "audit.json"
 UTILITY_ENTRIES = {"raw-trained": "action_recognition", "retrained": "action_recognition_retrained"}
 
 
+def attacker_file_key(name: str, form: str) -> str:
+    """The key of an attacker's saved file in audit.json's `attacker_files` ("tcn/adaptive")."""
+    return f"{name}/{form}"
+
+
 def utility_entry(audit: dict, form: str = "raw-trained") -> dict | None:
     """The action recognizer's entry of `form` in an audit.json's content; None when the audit has none (no
     action labels, or made before the form existed)."""

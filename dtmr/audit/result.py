@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import InputError
-from .audit_json import AUDIT_VERSION, read_audit_json, utility_entry
+from .audit_json import AUDIT_VERSION, attacker_file_key, read_audit_json, utility_entry
 
 
 @dataclass(frozen=True)
@@ -78,7 +78,7 @@ class AuditResult:
                 worst_form=str(worst["form"]), worst_accuracy=float(worst["accuracy"]),
                 worst_times_chance=float(worst["times_chance"]), worst_std=float(row["accuracy"]["std"]),
                 worst_family=_text(row["family"], "attackers[].family"),
-                worst_file=_attacker_file(audit, f"{worst['name']}/{worst['form']}"),
+                worst_file=_attacker_file(audit, attacker_file_key(worst["name"], worst["form"])),
                 chance=float(audit["chance"]["subject"]),
                 metadata_failures=tuple(sorted({str(f["field"]) for f in audit["metadata"]["findings"]
                                                 if f["severity"] == "fail"})),

@@ -54,7 +54,7 @@ from ..errors import DtmrError
 from ..io.atomic import atomic_write
 from ..parallel import Workers, run_cells, seed_cell
 from ..skeleton.geometry import motion_amplitude
-from .audit_json import AUDIT_FILE, AUDIT_FORMAT, AUDIT_VERSION, UTILITY_ENTRIES, default_out
+from .audit_json import AUDIT_FILE, AUDIT_FORMAT, AUDIT_VERSION, UTILITY_ENTRIES, attacker_file_key, default_out
 from .linkage import frame_count_linkage, nearest_source, tied_linkage
 from .splits import AuditSplit, audit_split
 from .store import STORE_VERSION, PartStore, cache_path, clip_crcs, digest
@@ -445,7 +445,8 @@ def assemble(inputs: _Inputs, split: AuditSplit, settings: AuditSettings, result
         "subjects": subject_risks(clips),
         "clips": clips,
         "risk": risk_distribution(clips),
-        "attacker_files": {f"{n}/{form}": f"attackers/{n}_{form}.pt" for n in settings.attackers for form in FORMS},
+        "attacker_files": {attacker_file_key(n, form): f"attackers/{n}_{form}.pt" for n in settings.attackers
+                           for form in FORMS},
         "utility": utility_entries,
     }
 
