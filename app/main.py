@@ -75,6 +75,7 @@ def main(argv: list[str] | None = None) -> int:
     from .ui.settings_store import default_qsettings
 
     window = MainWindow(default_qsettings())
+    install_gui_thread_gc(app).collect_full()  # start-up's objects frozen before anything is on screen
     window.show()
     if library.exists():
         window.open_path(library)

@@ -51,19 +51,25 @@ class GuiThreadGarbageCollector(QObject):
         module docstring); the generation, or None."""
         counts, thresholds = gc.get_count(), gc.get_threshold()
         if counts[2] > thresholds[2] and time.monotonic() >= self._next_full:
-            started = time.monotonic()
-            gc.collect(2)
-            if not self._frozen:
-                gc.freeze()
-                self._frozen = True
-            finished = time.monotonic()
-            self._next_full = finished + FULL_SPACING * (finished - started)
+            self.collect_full()
             return 2
         for generation in (1, 0):
             if counts[generation] > thresholds[generation]:
                 gc.collect(generation)
                 return generation
         return None
+
+    def collect_full(self) -> None:
+        """A full collection now, freezing what survives the first; the next waits `FULL_SPACING` times its
+        duration. The Studio calls it once before its window shows (app/main.py), so that the costly first one
+        happens while nothing is on screen."""
+        started = time.monotonic()
+        gc.collect(2)
+        if not self._frozen:
+            gc.freeze()
+            self._frozen = True
+        finished = time.monotonic()
+        self._next_full = finished + FULL_SPACING * (finished - started)
 
     def stop(self) -> None:
         self._timer.stop()
