@@ -4,7 +4,7 @@ loop mode and the length policy.
 The widgets only drive the `PlaybackClock` and mirror its signals; the slider's value follows the clock
 with its own signals blocked, so a programmatic move never echoes back as a seek. Frames are shown and
 typed 1-based ("frame 1 / 40"), as the frame counter shows them; the clock counts from 0. The review's
-flagged frame ranges of the source clip are drawn along the slider (`show_marked_ranges`).
+flagged frame ranges of the source clip are drawn along the slider (`show_marked_ranges`), and so is the A–B range.
 """
 
 from __future__ import annotations
@@ -147,6 +147,7 @@ class TimelinePanel(QWidget):
         self.clock.seek(frame)
 
     def _on_loop_range(self, loop_range: tuple[int, int] | None) -> None:
+        self.slider.set_loop_range(loop_range)
         self.range_label.setVisible(loop_range is not None)
         if loop_range is not None:
             self.range_label.setText(f"A–B loop: {loop_range[0] + 1}–{loop_range[1] + 1}")

@@ -138,7 +138,8 @@ def test_a_screenshot_folder_that_cannot_be_made_is_a_message(studio, qtbot, tmp
     blocker.write_text("not a folder")
     studio.settings.set("screenshot_dir", str(blocker / "shots"))
     key(qtbot, studio, Qt.Key.Key_P)
-    assert studio.status_label.text().startswith("Screenshot not written") and str(blocker) in studio.status_label.text()
+    status = studio.status_label.text()
+    assert status.startswith("Screenshot not written") and str(blocker) in status
 
 
 def test_the_ab_loop_keeps_the_frame_within_a_and_b_while_playing(studio, qtbot):
@@ -150,6 +151,13 @@ def test_the_ab_loop_keeps_the_frame_within_a_and_b_while_playing(studio, qtbot)
     assert clock.loop_range == (5, 14)
     label = studio.timeline.range_label
     assert label.isVisible() and label.text() == "A–B loop: 6–15"
+    slider = studio.timeline.slider  # the range drawn on the timeline, under the frames it covers
+    left, right = slider.loop_span()
+    assert slider.frame_x(4) < left < slider.frame_x(5) < slider.frame_x(14) < right < slider.frame_x(15)
+    image = slider.grab().toImage()
+    column = [image.pixelColor((left + right) // 2, y) for y in range(image.height())]
+    assert sum(c.blue() - c.red() > 40 for c in column) >= slider.LOOP_HEIGHT - 2  # translucent blue band
+    assert "A–B loop: frames 6–15" in slider.toolTip()
     clock.seek(30)
     key(qtbot, studio, Qt.Key.Key_Space)
     seen = []
@@ -160,7 +168,7 @@ def test_the_ab_loop_keeps_the_frame_within_a_and_b_while_playing(studio, qtbot)
     assert min(seen) >= 5 and max(seen) <= 14
     assert any(b < a for a, b in itertools.pairwise(seen))  # it looped
     key(qtbot, studio, Qt.Key.Key_X)
-    assert clock.loop_range is None and not label.isVisible()
+    assert clock.loop_range is None and not label.isVisible() and slider.loop_span() is None
 
 
 def ghost_pixels(pixels: np.ndarray) -> int:
