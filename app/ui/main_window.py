@@ -252,6 +252,7 @@ class MainWindow(QMainWindow):
         views.feet_box.toggled.connect(lambda on: self.settings.set("show_feet", on))
         views.overlay_box.toggled.connect(lambda on: self.settings.set("overlay_source", on))
         views.hover_text.connect(self.hover_label.setText)
+        self.tracks.hover_text.connect(self.hover_label.setText)
         self.timeline.frame_error.connect(self.status_label.setText)
         views.trail_box.valueChanged.connect(lambda n: self.settings.set("trail_length", n))
         clock.speed_changed.connect(lambda s: self.settings.set("speed", s))

@@ -13,9 +13,13 @@ on each frame, with gaps where no foot touches the ground; every contact frame i
 whose contacts are single frames between gaps (a jittery model output: the line has no segment to draw)
 still shows its speeds, and the range reaches every view's own 99th percentile, so a view with a few fast
 contact frames is not cut off by the many slow ones of another (issue 42: no curve, caption 1.5 m/s). A
-vertical line marks the current frame; clicking a track seeks there. The reliance track (shown with the Privacy panel) plots how much the
-attacker relies on each frame of the released clip: the drop of its subject score when the frames around
-it are hidden, over the clip's largest drop (`dtmr.audit.attribution`).
+vertical line marks the current frame; clicking a track seeks there. The tracks zoom in time together: the
+mouse wheel over a track zooms around the pointer, a drag pans, a double click shows the whole clip again
+(within the clip's frames, down to `MIN_ZOOM_FRAMES`). Hovering a track reads its values out on the pointer's
+frame, one per view (`hover_text`, shown in the status bar as the views' joint readout is). The reliance
+track (shown with the Privacy panel) plots how much the attacker relies on each frame of the released clip:
+the drop of its subject score when the frames around it are hidden, over the clip's largest drop
+(`dtmr.audit.attribution`).
 """
 
 from __future__ import annotations
@@ -39,10 +43,14 @@ SLIDING_DOT = 4
 #: width of every track's left axis, so the tracks' time axes line up
 AXIS_WIDTH = 34
 TRACK_NAMES = {"action": "P(action)", "subject": "P(identity)", "sliding": "foot sliding (m/s)"}
+#: the narrowest time window the tracks zoom to (frames)
+MIN_ZOOM_FRAMES = 8
 
 
 class TracksPanel(QWidget):
     seek_requested = Signal(int)
+    #: the values under the pointer, as a line for the status bar ("" when it leaves the tracks)
+    hover_text = Signal(str)
 
     def __init__(self, comparison: Comparison, parent=None) -> None:
         super().__init__(parent)
@@ -63,7 +71,7 @@ class TracksPanel(QWidget):
             plot.getAxis("left").setWidth(AXIS_WIDTH)
             plot.getAxis("left").enableAutoSIPrefix(False)
             plot.showGrid(x=True, y=True, alpha=0.2)
-            plot.setMouseEnabled(x=False, y=False)
+            plot.setMouseEnabled(x=True, y=False)  # time zooms and pans (linked), values stay put
             plot.hideButtons()
             if name != "sliding":
                 plot.setYRange(0.0, 1.0)
@@ -85,6 +93,7 @@ class TracksPanel(QWidget):
             plot.addItem(playhead)
             self.playheads.append(playhead)
             plot.scene().sigMouseClicked.connect(lambda ev, p=plot: self._clicked(p, ev))
+            plot.scene().sigMouseMoved.connect(lambda pos, n=name: self._hovered(n, pos))
             self.plots[name] = plot
             layout.addWidget(plot)
         self.plots["subject"].setXLink(self.plots["action"])
@@ -172,11 +181,15 @@ class TracksPanel(QWidget):
             self.curves[(task, kind)].setData(np.arange(len(y)), y)
 
     def _set_range(self, axis: str, low: float, high: float) -> None:
-        """Change an axis range only when it differs: a new range re-lays out the axes (costly)."""
+        """Change an axis range only when it differs: a new range re-lays out the axes (costly). A new time
+        range (another clip length) also bounds the zoom and shows the whole clip."""
         if self._ranges.get(axis) == (low, high):
             return
         self._ranges[axis] = (low, high)
         if axis == "x":
+            margin = 0.01 * (high - low)
+            for plot in self.plots.values():
+                plot.setLimits(xMin=low - margin, xMax=high + margin, minXRange=min(MIN_ZOOM_FRAMES, high - low))
             self.plots["action"].setXRange(low, high, padding=0.01)  # the other tracks are linked to it
         else:
             self.plots[axis].setYRange(low, high, padding=0.05)
@@ -187,8 +200,45 @@ class TracksPanel(QWidget):
         for line in self.playheads:
             line.setValue(frame)
 
+    def show_whole_clip(self) -> None:
+        """Zoom out to every frame of the comparison (what a double click on a track does)."""
+        low, high = self._ranges.get("x", (0.0, 1.0))
+        self.plots["action"].setXRange(low, high, padding=0.01)
+
     def _clicked(self, plot: pg.PlotWidget, event) -> None:
+        if event.double():
+            self.show_whole_clip()
+            return
         point = plot.getPlotItem().vb.mapSceneToView(event.scenePos())
         frame = int(round(point.x()))
         if 0 <= frame < self.comparison.length:
             self.seek_requested.emit(frame)
+
+    def _hovered(self, name: str, scene_pos) -> None:
+        plot = self.plots[name]
+        box = plot.getPlotItem().vb
+        if not box.sceneBoundingRect().contains(scene_pos):
+            self.hover_text.emit("")
+            return
+        self.hover_text.emit(self.readout(name, int(round(box.mapSceneToView(scene_pos).x()))))
+
+    def readout(self, name: str, frame: int) -> str:
+        """`name`'s values on `frame` (0-based) per view, as the status bar shows them ("" off the clip)."""
+        if not 0 <= frame < self.comparison.length:
+            return ""
+        values = []
+        for kind in VIEWS:
+            _x, y = self.curves[(name, kind)].getData()
+            if y is not None and frame < len(y) and np.isfinite(y[frame]):
+                value = f"{y[frame]:.3f} m/s" if name == "sliding" else f"{100 * y[frame]:.1f} %"
+                values.append(f"{kind.title} {value}")
+            else:
+                values.append(f"{kind.title} –")
+        title = plot_title(self.plots[name])
+        return f"frame {frame + 1}, {title}: " + " · ".join(values)
+
+
+def plot_title(plot: pg.PlotWidget) -> str:
+    """The track's title as plain text."""
+    return plot.getPlotItem().titleLabel.text.replace("&nbsp;", " ").strip()
+
