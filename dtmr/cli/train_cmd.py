@@ -113,6 +113,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--warm-output-critics", action="store_true",
                    help="also train the output action classifier, output identity adversary and sequence "
                         "discriminator in stage 2, so they are not at chance when stage 3 starts (DisentangledTMR)")
+    p.add_argument("--precision", choices=("fp32", "bf16"), default="fp32",
+                   help="bf16: the forward passes and losses run under bfloat16 autocast on the run's device, the "
+                        "weights stay float32; for a GPU (CUDA). The CPU's autocast works too, which is what the "
+                        "tests check, but is slower there than fp32 (default fp32; DisentangledTMR)")
     p.add_argument("--stage1-cache", metavar="DIR",
                    help="keep the state at the end of stage 1 in DIR, and start from it when a training of the "
                         "same seed, data and settings but β and the residual stored it there: stage 1 reads "
@@ -212,15 +216,15 @@ def run_train(args: argparse.Namespace) -> int:
                                  topology=args.topology, model_overrides=dict(args.model_option),
                                  loss_weights=dict(args.loss_weight),
                                  output_adversary_lr=args.output_adversary_lr,
-                                 warm_output_critics=args.warm_output_critics)
+                                 warm_output_critics=args.warm_output_critics, precision=args.precision)
             trainer = DTMRTrainer(config, data, ctx, events, resume=args.resume, stage1_cache_dir=args.stage1_cache)
         else:
             from ..train.baseline_trainer import BaselineTrainer
 
             if args.loss_weight or args.output_adversary_lr is not None or args.warm_output_critics \
-                    or args.stage1_cache:
-                raise DtmrError("--loss-weight, --output-adversary-lr, --warm-output-critics and --stage1-cache "
-                                "apply to DisentangledTMR (--method dtmr) only")
+                    or args.stage1_cache or args.precision != "fp32":
+                raise DtmrError("--loss-weight, --output-adversary-lr, --warm-output-critics, --stage1-cache and "
+                                "--precision apply to DisentangledTMR (--method dtmr) only")
 
             trainer = BaselineTrainer(args.method, data, args.out, ctx, epochs=args.epochs,
                                       batch=args.batch or BASELINE.batch, lr=args.lr or BASELINE.lr, seed=args.seed,

@@ -20,6 +20,7 @@ from ..skeleton.joint_limits import (
     limbs,
 )
 from ..skeleton.topology import Topology, get_topology
+from .losses import at_least_float32
 
 #: keeps the angle's and the distance's gradients finite at a straight limb or touching segments
 _EPS = 1e-12
@@ -49,10 +50,12 @@ def hinge_excess(joints: torch.Tensor, topology: str | Topology) -> torch.Tensor
 def joint_angle_loss(prediction: torch.Tensor, topology: str | Topology) -> torch.Tensor:
     """mean over (B, T, 4 hinges) of (radians beyond the hinge limit)²: a knee bent 10° past its limit on
     every frame gives 0.03."""
-    return hinge_excess(prediction, topology).pow(2).mean()
+    # float32: under bf16 autocast the cross product and atan2 of nearly parallel segments lose the angle
+    return hinge_excess(at_least_float32(prediction), topology).pow(2).mean()
 
 
 def limb_overlap_loss(prediction: torch.Tensor, topology: str | Topology) -> torch.Tensor:
     """mean over (B, T, capsule pairs) of (metres of overlap)²: a forearm 2 cm inside the torso on every
     frame gives 4e-4 / 5 pairs."""
-    return F.relu(capsule_depths(prediction, topology, torch, _EPS)).pow(2).mean()
+    # float32: overlaps of centimetres between segments a metre from the origin (bfloat16: 8 mm steps there)
+    return F.relu(capsule_depths(at_least_float32(prediction), topology, torch, _EPS)).pow(2).mean()

@@ -25,10 +25,15 @@ orthogonality, cross-correlation. Stage 2: reconstruction terms; encoders at 1 %
 Stage 3: all of them plus output action CE, the sequence discriminator and the output identity adversary,
 at base/10. Critics (the adversaries and the discriminator) and the output action classifier learn in
 their own optimizer step on detached inputs after each generator step; the generator sees them frozen.
+
+With `precision = "bf16"` (`dtmr train --precision bf16`) both steps' forward passes and losses run under
+bfloat16 autocast (`DTMRTrainer.autocast`); the residual and the aligned targets, data rather than network,
+are computed in float32 all the same, and the losses compute their small differences in float32 (losses.py).
 """
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
 import math
@@ -45,6 +50,7 @@ from ..data.quadruplets import QuadrupletSampler
 from ..errors import DtmrError
 from ..models.checkpoints.checkpoint import save_checkpoint
 from ..models.serving.prepare import prepare_for_inference
+from ..models.serving.runner import PRECISIONS
 from ..methods import residual as residual_kind
 from ..models.config import DTMRConfig
 from ..models.dtmr import DisentangledTMR
@@ -97,6 +103,9 @@ class TrainConfig:
     output_adversary_lr: float | None = None
     # train the output critics in stage 2 too, so they are not at chance when stage 3 starts (schedules.py)
     warm_output_critics: bool = False
+    # "bf16": the generator's forward and losses and the critics' losses run under bfloat16 autocast on the
+    # run's device type (CUDA; the CPU's autocast works too and is what the tests use); weights stay float32
+    precision: str = "fp32"
 
 
 def _parts(model: DisentangledTMR, heads: AuxiliaryHeads, critics: Critics) -> dict[str, nn.Module]:
@@ -166,15 +175,18 @@ class GeneratorLoss(nn.Module):
             src = torch.cat([x[:, a] for a, _, _ in DECODE_PAIRS])  # (4B, 64, J, 3), pair-major
             target = torch.cat([x[:, t] for _, _, t in DECODE_PAIRS])
             references = torch.cat([x[:, i] for _, i, _ in DECODE_PAIRS])
-            if averages is not None:  # k-same: naive(average of the source and its partners, ref)
-                base = model.ksame.naive(torch.cat([averages[:, a] for a, _, _ in DECODE_PAIRS]), references)
-            else:
-                base = model.residual(src, references)  # src, naive(src, ref), or either re-timed
             cross = slice(0, CROSS_PAIRS * b)  # the cross pairs come first; the self pairs' targets are their sources
-            if model.retimes:  # the release has the template's timing: every target is warped onto it
-                target = align_to_source(target, base, model.topology)
-            else:
-                target[cross] = align_to_source(target[cross], src[cross], model.topology)
+            # the residual and the targets are data, not the network's: float32 even under bf16 autocast (its
+            # einsum in the DTW warp would otherwise round the targets to bfloat16, 8 mm steps at 1 m)
+            with torch.autocast(x.device.type, enabled=False):
+                if averages is not None:  # k-same: naive(average of the source and its partners, ref)
+                    base = model.ksame.naive(torch.cat([averages[:, a] for a, _, _ in DECODE_PAIRS]), references)
+                else:
+                    base = model.residual(src, references)  # src, naive(src, ref), or either re-timed
+                if model.retimes:  # the release has the template's timing: every target is warped onto it
+                    target = align_to_source(target, base, model.topology)
+                else:
+                    target[cross] = align_to_source(target[cross], src[cross], model.topology)
             memory = torch.cat([view(action_features, a) for a, _, _ in DECODE_PAIRS])
             ident = torch.cat([view(identity, i) for _, i, _ in DECODE_PAIRS])
             target_fps = torch.cat([fps[:, t] for _, _, t in DECODE_PAIRS])
@@ -257,6 +269,8 @@ class DTMRTrainer(EpochTrainer):
         super().__init__(config.out, ctx, config.seed, events, resume)
         if not 0.0 <= config.beta <= 1.0:
             raise DtmrError(f"beta must lie in [0, 1], got {config.beta}")
+        if config.precision not in PRECISIONS:
+            raise DtmrError(f"precision must be one of {', '.join(PRECISIONS)}, got {config.precision!r}")
         self.config = config
         self.data = data
         torch.manual_seed(config.seed)
@@ -311,7 +325,8 @@ class DTMRTrainer(EpochTrainer):
         c = dataclasses.asdict(self.config)
         c.pop("out")
         c.pop("device")
-        for option, unset in (("loss_weights", {}), ("output_adversary_lr", None), ("warm_output_critics", False)):
+        for option, unset in (("loss_weights", {}), ("output_adversary_lr", None), ("warm_output_critics", False),
+                              ("precision", "fp32")):
             if c[option] == unset:
                 c.pop(option)  # runs from before the option resume as they were
         return json.loads(json.dumps(c))  # tuples -> lists, as stored
@@ -340,6 +355,15 @@ class DTMRTrainer(EpochTrainer):
 
     # ---------------------------------------------------------------- steps
 
+    def autocast(self) -> contextlib.AbstractContextManager:
+        """Where the forward passes and losses run: bf16 autocast on the run's device type with `precision`
+        "bf16", else nothing. Backward passes and optimizer steps run outside it, and the weights stay float32
+        (autocast casts each op's inputs, never the parameters). No GradScaler: bfloat16 has float32's exponent
+        range, so gradients do not underflow the way float16's do (fp16 would need loss scaling)."""
+        if self.config.precision == "bf16":
+            return torch.autocast(self.ctx.device.type, dtype=torch.bfloat16)
+        return contextlib.nullcontext()
+
     def epoch_steps(self, stage: int, epoch: int) -> Iterator[tuple[dict[str, float], int]]:
         rng = epoch_rng(self.seed, stage, epoch)
         sampler = QuadrupletSampler(self.sampler_metadata, seed=int(rng.integers(2**63)))
@@ -357,10 +381,11 @@ class DTMRTrainer(EpochTrainer):
             teacher_forced = per_batch_teacher_forcing(tf_prob, rng)
             device = self.ctx.device
             averages = None if self.train_averages is None else self.train_averages[q].to(device)
-            terms, saved = self.generator(
-                self.train_x[q].to(device), self.train_subjects[q].to(device), self.train_actions[q].to(device),
-                self.train_fps[q].to(device), stage, teacher_forced, averages)
-            total = L.weighted_total(terms, weights)
+            with self.autocast():
+                terms, saved = self.generator(
+                    self.train_x[q].to(device), self.train_subjects[q].to(device), self.train_actions[q].to(device),
+                    self.train_fps[q].to(device), stage, teacher_forced, averages)
+                total = L.weighted_total(terms, weights)
             self.optimizers["generator"].zero_grad(set_to_none=True)
             total.backward()
             self.optimizers["generator"].step()
@@ -370,6 +395,19 @@ class DTMRTrainer(EpochTrainer):
             yield logged, 4 * len(q)
 
     def _critic_step(self, saved: dict[str, torch.Tensor]) -> dict[str, float]:
+        with self.autocast():
+            losses = self._critic_losses(saved)
+        if not losses:
+            return {}
+        for name in self.critic_steps:
+            self.optimizers[name].zero_grad(set_to_none=True)
+        sum(losses.values()).backward()
+        for name in self.critic_steps:
+            self.optimizers[name].step()
+        return {k: float(v.detach()) for k, v in losses.items()}
+
+    def _critic_losses(self, saved: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
+        """The loss of every critic that learns in this stage, on the generator step's detached tensors."""
         losses: dict[str, torch.Tensor] = {}
         if "adversary" in self.critic_steps:
             losses["critic_adversary"] = L.adversary_loss(self.critic_steps["adversary"], saved["pooled_action"],
@@ -384,14 +422,7 @@ class DTMRTrainer(EpochTrainer):
         if "output_heads" in self.critic_steps:
             losses["critic_output_classifier"] = L.adversary_loss(
                 self.critic_steps["output_heads"], saved["real"], saved["real_actions"])
-        if not losses:
-            return {}
-        for name in self.critic_steps:
-            self.optimizers[name].zero_grad(set_to_none=True)
-        sum(losses.values()).backward()
-        for name in self.critic_steps:
-            self.optimizers[name].step()
-        return {k: float(v.detach()) for k, v in losses.items()}
+        return losses
 
     # ---------------------------------------------------------------- stage-1 cache
 

@@ -11,6 +11,15 @@ themselves, so the critic's own optimizer step can never push gradient into the 
 (`kl_to_uniform`, `generator_adversarial_loss`) take logits computed with gradient.
 
 Formulas, and what the paper leaves open, are in ``docs/losses.md``.
+
+Under bf16 autocast (`dtmr train --precision bf16`) the linear layers hand these functions bfloat16 features
+and logits. The terms on features (KL to uniform, SupCon, orthogonality, cross-correlation) bring their
+inputs to float32 first (`at_least_float32`): each is a small difference or ratio of batch statistics that
+bfloat16's 8-bit mantissa rounds away (KL(p‖U) of a near-uniform posterior came out exactly 0), and on
+(B, D) tensors the cast costs nothing (their matrix products run with autocast off: it would run them in
+bfloat16 whatever their inputs). Cross-entropies are float32 under autocast already. The joint terms cast
+too (`_float32_pair`): the trainer hands them float32 joints, but errors of millimetres are below
+bfloat16's resolution at a metre.
 """
 
 from __future__ import annotations
@@ -75,6 +84,11 @@ STAGE3_WEIGHTS: Mapping[str, float] = MappingProxyType({
 STAGE_WEIGHTS: Mapping[int, Mapping[str, float]] = MappingProxyType({1: STAGE1_WEIGHTS, 2: STAGE2_WEIGHTS, 3: STAGE3_WEIGHTS})
 
 
+def at_least_float32(x: torch.Tensor) -> torch.Tensor:
+    """`x` in float32 when it is in a narrower float (bfloat16 under autocast), else as it is (float64 stays)."""
+    return x.to(torch.promote_types(x.dtype, torch.float32))
+
+
 def weighted_total(losses: Mapping[str, torch.Tensor], weights: Mapping[str, float]) -> torch.Tensor:
     """Σ_k weights[k]·losses[k] over the terms present in `losses`.
 
@@ -107,7 +121,8 @@ def kl_to_uniform(logits: torch.Tensor) -> torch.Tensor:
     0 for a uniform posterior, log N for a one-hot one. The encoder-side adversary term: it drives the
     adversary's identity posterior on action features (stage 1) or on the output (stage 3) to chance.
     """
-    log_p = F.log_softmax(logits, dim=-1)
+    # float32: Σ p log p ≈ −log N cancels against log N; in bfloat16 a near-uniform posterior's KL rounds to 0
+    log_p = F.log_softmax(at_least_float32(logits), dim=-1)
     return (log_p.exp() * log_p).sum(dim=-1).mean() + math.log(logits.shape[-1])
 
 
@@ -140,8 +155,11 @@ def supervised_contrastive_loss(
     The loss is the mean of L_i over anchors with |P(i)| > 0; with no such anchor it is 0 (still attached
     to the graph).
     """
-    z = F.normalize(embeddings, dim=-1)
-    sim = z @ z.T / temperature
+    # float32: the cosines are divided by τ = 0.07, which magnifies bfloat16's rounding 14-fold; autocast off
+    # for the product, which autocast would run in bfloat16 whatever its inputs
+    z = F.normalize(at_least_float32(embeddings), dim=-1)
+    with torch.autocast(z.device.type, enabled=False):
+        sim = z @ z.T / temperature
     eye = torch.eye(sim.shape[0], dtype=torch.bool, device=sim.device)
     log_denominator = torch.logsumexp(sim.masked_fill(eye, float("-inf")), dim=1, keepdim=True)
     log_prob = sim - log_denominator
@@ -168,8 +186,9 @@ def orthogonality_loss(action_features: torch.Tensor, identity_features: torch.T
     action_features (B, T, C) are averaged over time and truncated to the first D channels, D =
     identity_features.shape[1] (256); a = â/‖â‖, i = î/‖î‖; loss = mean_b (a_b·i_b)² ∈ [0, 1].
     """
-    a = F.normalize(_time_averaged_truncated(action_features, identity_features.shape[-1]), dim=-1)
-    i = F.normalize(identity_features, dim=-1)
+    # float32, as the other terms on features (module docstring)
+    a = F.normalize(_time_averaged_truncated(at_least_float32(action_features), identity_features.shape[-1]), dim=-1)
+    i = F.normalize(at_least_float32(identity_features), dim=-1)
     return ((a * i).sum(dim=-1) ** 2).mean()
 
 
@@ -193,9 +212,11 @@ def cross_correlation_loss(
     flat = action_features.reshape(action_features.shape[0], -1)
     if flat.shape[1] < width:
         raise ValueError(f"action features have {flat.shape[1]} elements per sample, fewer than {width}")
-    a = _batch_standardized(flat[:, :width], eps)
-    i = _batch_standardized(identity_features, eps)
-    corr = a.T @ i / a.shape[0]
+    # float32 (module docstring): standardizing over the batch subtracts each column's mean
+    a = _batch_standardized(at_least_float32(flat[:, :width]), eps)
+    i = _batch_standardized(at_least_float32(identity_features), eps)
+    with torch.autocast(a.device.type, enabled=False):  # a float32 product (autocast would run it in bfloat16)
+        corr = a.T @ i / a.shape[0]
     return corr.pow(2).sum() / corr.numel()
 
 
@@ -228,11 +249,14 @@ def generator_adversarial_loss(fake_logits: torch.Tensor) -> torch.Tensor:
 # Geometry (stage 2): prediction vs target, both (B, T, J, 3)
 
 
-def _check_pair(prediction: torch.Tensor, target: torch.Tensor) -> None:
+def _float32_pair(prediction: torch.Tensor, target: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """The two checked to be (B, T, J, 3) and in float32 at least (`at_least_float32`): errors of
+    millimetres on coordinates of a metre are below bfloat16's resolution there (8 mm at 1 m)."""
     if prediction.shape != target.shape or prediction.ndim != 4 or prediction.shape[-1] != 3:
         raise ValueError(
             f"prediction and target must both be (B, T, J, 3); got {tuple(prediction.shape)} and {tuple(target.shape)}"
         )
+    return at_least_float32(prediction), at_least_float32(target)
 
 
 def frame_velocity(joints: torch.Tensor) -> torch.Tensor:
@@ -262,13 +286,13 @@ def mean_pose_bone_lengths(joints: torch.Tensor, topology: str | Topology) -> to
 
 def mse_loss(prediction: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
     """mean over (B, T, J, 3) of (x̂ − x)²; a constant 1 cm offset on every coordinate gives 1e-4."""
-    _check_pair(prediction, target)
+    prediction, target = _float32_pair(prediction, target)
     return F.mse_loss(prediction, target)
 
 
 def velocity_loss(prediction: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
     """mean over (B, T-1, J, 3) of (Δx̂ − Δx)², Δ = per-frame displacement."""
-    _check_pair(prediction, target)
+    prediction, target = _float32_pair(prediction, target)
     return F.mse_loss(frame_velocity(prediction), frame_velocity(target))
 
 
@@ -278,7 +302,7 @@ def smoothness_loss(prediction: torch.Tensor, target: torch.Tensor) -> torch.Ten
     Matching the target's acceleration removes jitter the target does not have without pulling a perfect
     prediction away from the target (a bare acceleration-magnitude penalty would over-smooth real motion).
     """
-    _check_pair(prediction, target)
+    prediction, target = _float32_pair(prediction, target)
     return F.mse_loss(frame_acceleration(prediction), frame_acceleration(target))
 
 
@@ -287,7 +311,7 @@ def end_effector_loss(prediction: torch.Tensor, target: torch.Tensor, topology: 
 
     mean over (B, T, |E|, 3) of (x̂_E − x_E)² + mean over (B, T-1, |E|, 3) of (Δx̂_E − Δx_E)².
     """
-    _check_pair(prediction, target)
+    prediction, target = _float32_pair(prediction, target)
     effectors = list(get_topology(topology).end_effectors)
     pred, true = prediction[:, :, effectors], target[:, :, effectors]
     return F.mse_loss(pred, true) + F.mse_loss(frame_velocity(pred), frame_velocity(true))
@@ -296,7 +320,7 @@ def end_effector_loss(prediction: torch.Tensor, target: torch.Tensor, topology: 
 def bone_length_loss(prediction: torch.Tensor, target: torch.Tensor, topology: str | Topology) -> torch.Tensor:
     """mean over (B, T, J-1) of (ℓ̂_{b,t,k} − L_{b,k})²: predicted per-frame bone lengths vs the target's
     mean-pose bone lengths L (computed without gradient)."""
-    _check_pair(prediction, target)
+    prediction, target = _float32_pair(prediction, target)
     with torch.no_grad():
         reference = mean_pose_bone_lengths(target, topology)
     return (bone_lengths(prediction, topology) - reference[:, None]).pow(2).mean()
@@ -315,7 +339,7 @@ def joint_range_loss(
     unlike `bone_length_loss` it only acts on broken or collapsed limbs. Joint-angle limits would need
     per-joint anatomical ranges that topologies do not carry; the bone-length band works for every one.
     """
-    _check_pair(prediction, target)
+    prediction, target = _float32_pair(prediction, target)
     with torch.no_grad():
         reference = mean_pose_bone_lengths(target, topology)[:, None]
     lengths = bone_lengths(prediction, topology)
@@ -384,7 +408,7 @@ def foot_contact_loss(
     mean of per-clip terms, the loss of a batch split over several processes averages to the loss of the
     whole batch (distributed training).
     """
-    _check_pair(prediction, target)
+    prediction, target = _float32_pair(prediction, target)
     topo = get_topology(topology)
     floors = floor_planes(target, topo)
     mask = contact_mask(target, topo, fps, floors)
