@@ -115,8 +115,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "discriminator in stage 2, so they are not at chance when stage 3 starts (DisentangledTMR)")
     p.add_argument("--precision", choices=("fp32", "bf16"), default="fp32",
                    help="bf16: the forward passes and losses run under bfloat16 autocast on the run's device, the "
-                        "weights stay float32; for a GPU (CUDA). The CPU's autocast works too, which is what the "
-                        "tests check, but is slower there than fp32 (default fp32; DisentangledTMR)")
+                        "weights stay float32; for a GPU (CUDA). The CPU's autocast works too (what the tests "
+                        "check); keep fp32 there (default fp32; DisentangledTMR; docs/training.md)")
     p.add_argument("--stage1-cache", metavar="DIR",
                    help="keep the state at the end of stage 1 in DIR, and start from it when a training of the "
                         "same seed, data and settings but β and the residual stored it there: stage 1 reads "
