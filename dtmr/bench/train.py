@@ -42,6 +42,9 @@ def register(subparsers) -> None:
                         help="quadruplets per epoch (default: each trainer's)")
     parser.add_argument("--steps", type=positive_int, default=3, metavar="N", help="timed steps per stage")
     parser.add_argument("--device", default=None, help="cpu, cuda, cuda:1 (default: CUDA when available)")
+    parser.add_argument("--precision", default="fp32", choices=("fp32", "bf16"),
+                        help="DisentangledTMR only: train under bfloat16 autocast, as dtmr train --precision "
+                             "(default fp32)")
     parser.add_argument("--threads", type=positive_int, default=None, metavar="N", help="torch intra-op threads")
     parser.add_argument("--json", action="store_true", help="print the results as one JSON object")
     parser.set_defaults(func=run)
@@ -69,13 +72,13 @@ def seconds_per_step(trainer, stage: int, steps: int) -> float:
 
 
 def _dtmr_trainer(data, ctx, out: str, preset: str, batch: int | None, quadruplets: int | None,
-                  epochs: tuple[int, ...] | None, model_overrides: dict | None):
+                  epochs: tuple[int, ...] | None, model_overrides: dict | None, precision: str = "fp32"):
     from ..train.dtmr_trainer import DTMRTrainer, TrainConfig
 
     sized = {} if batch is None else {"batch": batch}  # else TrainConfig's default, as `dtmr train`
     config = TrainConfig(data=str(data.path), split=data.split, out=out, preset=preset, epochs=epochs,
                          device=str(ctx.device), quadruplets_per_epoch=quadruplets,
-                         model_overrides=dict(model_overrides or {}), **sized)
+                         model_overrides=dict(model_overrides or {}), precision=precision, **sized)
     return DTMRTrainer(config, data, ctx)
 
 
@@ -98,19 +101,21 @@ def _measure_dtmr_stage(trainer, stage: int, steps: int) -> dict:
 
 def measure_training(data, method: str, *, preset: str = "paper", batch: int | None = None,
                      quadruplets: int | None = None, epochs: tuple[int, ...] | None = None, steps: int = 3,
-                     device: str | None = None, model_overrides: dict | None = None) -> dict:
+                     device: str | None = None, model_overrides: dict | None = None, precision: str = "fp32") -> dict:
     """Per stage of `method` (one of METHODS) on `data` (a `TrainingData`): seconds per step, steps
     per epoch, epochs and the projected seconds; plus their total. `model_overrides` (DTMRConfig fields)
-    is for tests' tiny models."""
+    is for tests' tiny models; `precision` "bf16" (DisentangledTMR only) times bfloat16 autocast training."""
     from ..errors import DtmrError
     from ..train.distributed import DistributedContext, pick_device
 
     if method not in METHODS:
         raise DtmrError(f"unknown method {method!r} (known: {', '.join(METHODS)})")
+    if precision != "fp32" and method != DTMR.name:
+        raise DtmrError(f"--precision {precision} trains DisentangledTMR only, not {display_name(method)}")
     ctx = DistributedContext(device=pick_device(device))
     with tempfile.TemporaryDirectory(prefix="dtmr-bench-train-") as out:
         if method == DTMR.name:
-            trainer = _dtmr_trainer(data, ctx, out, preset, batch, quadruplets, epochs, model_overrides)
+            trainer = _dtmr_trainer(data, ctx, out, preset, batch, quadruplets, epochs, model_overrides, precision)
             measure = _measure_dtmr_stage
         else:
             from ..train.baseline_trainer import DEFAULT_BATCH, BaselineTrainer
@@ -132,7 +137,7 @@ def measure_training(data, method: str, *, preset: str = "paper", batch: int | N
     result = {"method": method, "device": str(ctx.device), "batch": size, "timed_steps": steps,
               "stages": stages, "projected_s": sum(s["projected_s"] for s in stages)}
     if method == DTMR.name:
-        result["preset"] = preset
+        result["preset"], result["precision"] = preset, precision
     return result
 
 
@@ -146,7 +151,8 @@ def _duration(seconds: float) -> str:
 
 def _print_report(results: list[dict], threads: int) -> None:
     for result in results:
-        title = display_name(result["method"]) + (f" {result.get('preset')}" if result["method"] == DTMR.name else "")
+        title = display_name(result["method"]) + (f" {result.get('preset')}, {result.get('precision', 'fp32')}"
+                                                  if result["method"] == DTMR.name else "")
         print(f"{title} on {result['device']} ({threads} threads), batch {result['batch']}, "
               f"mean of {result['timed_steps']} steps per stage after a warm-up step")
         for s in result["stages"]:
@@ -173,7 +179,7 @@ def run(args: argparse.Namespace) -> int:
         torch.set_num_threads(args.threads)
     data = load_training_data(args.data, args.split)
     results = [measure_training(data, m, preset=args.preset, batch=args.batch, quadruplets=args.quadruplets,
-                                steps=args.steps, device=args.device) for m in methods]
+                                steps=args.steps, device=args.device, precision=args.precision) for m in methods]
     if args.json:
         print(json.dumps({"threads": torch.get_num_threads(), "data": str(args.data), "split": args.split,
                           "results": results}))

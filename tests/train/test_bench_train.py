@@ -88,3 +88,18 @@ def test_bench_train_command_reports_the_public_dmr_schedule(tiny_library, capsy
 
     assert main(["bench", "train", "--data", str(tiny_library), "--split", "synthetic", "--methods", "dmr,gan"]) == 2
     assert "gan" in capsys.readouterr().err
+
+
+def test_bf16_training_is_timed_for_disentangled_tmr_only(tiny_library, capsys):
+    """Issue 44: `dtmr bench train --precision bf16` times bfloat16 autocast training (CPU autocast here; the
+    GPU figures wait for a lent GPU)."""
+    code = main(["bench", "train", "--data", str(tiny_library), "--split", "synthetic", "--methods", "dtmr",
+                 "--preset", "small", "--batch", "2", "--quadruplets", "4", "--steps", "1", "--device", "cpu",
+                 "--threads", "1", "--precision", "bf16", "--json"])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    (dtmr,) = json.loads(out)["results"]
+    assert dtmr["precision"] == "bf16" and all(s["seconds_per_step"] > 0 for s in dtmr["stages"])
+    assert main(["bench", "train", "--data", str(tiny_library), "--split", "synthetic", "--methods", "dmr",
+                 "--precision", "bf16"]) == 2
+    assert "DisentangledTMR only" in capsys.readouterr().err
