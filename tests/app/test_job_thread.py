@@ -98,3 +98,13 @@ def test_job_runs_synchronously_without_a_thread():
     token.cancel()
     with pytest.raises(JobCancelled):
         token.check()
+
+
+def test_a_library_error_reads_as_written_and_another_names_its_class():
+    """`DtmrError`s are written for users ("FILE: what is wrong"); a job's failure showed "DtmrError: FILE: …"."""
+    from app.workers.job_errors import one_line_error
+    from dtmr.errors import DtmrError, InputError
+
+    assert one_line_error(InputError("/data/a.npz", "not an .npz archive")) == "/data/a.npz: not an .npz archive"
+    assert one_line_error(DtmrError("no clips\nsecond line")) == "no clips"
+    assert one_line_error(ValueError("bad value")) == "ValueError: bad value"
