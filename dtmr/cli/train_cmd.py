@@ -233,6 +233,7 @@ def run_train(args: argparse.Namespace) -> int:
             from ..train.init_weights import load_initial_weights
 
             copied = load_initial_weights(trainer.model, args.init, args.method, data.topology)
+            trainer.initialized_from = Path(args.init).name
             if ctx.is_main and args.events != "-":
                 print(f"starting from the weights of {args.init} ({copied} tensors)", file=sys.stderr, flush=True)
         trainer.run()

@@ -109,4 +109,4 @@ class BaselineTrainer(EpochTrainer):
     def save_release(self, metrics: dict) -> Path:
         return save_checkpoint(self.out_dir / "model.pt", self.model, data=record_label_set(self.data.describe()),
                                metrics={**metrics, "history": self.history},
-                               extra={"training": self.run_config()})
+                               extra={"training": self.training_record()})

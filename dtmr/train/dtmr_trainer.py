@@ -458,6 +458,6 @@ class DTMRTrainer(EpochTrainer):
 
     def save_release(self, metrics: dict) -> Path:
         path = Path(self.config.out) / "model.pt"
-        training = {k: v for k, v in self.run_config().items() if k != "model_overrides"}
+        training = {k: v for k, v in self.training_record().items() if k != "model_overrides"}
         return save_checkpoint(path, self.model, data=record_label_set(self.data.describe()),
                                metrics={**metrics, "history": self.history}, extra={"training": training})

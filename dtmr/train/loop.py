@@ -47,6 +47,8 @@ class EpochTrainer:
         self.resume = resume
         self.history: list[dict] = []  # per-epoch mean losses
         self._start_message: str | None = None  # where a state from `start_state` came from
+        #: the file name of the checkpoint whose weights the run started from (`dtmr train --init`), or None
+        self.initialized_from: str | None = None
 
     # ---------------------------------------------------------------- subclass
 
@@ -81,6 +83,14 @@ class EpochTrainer:
     def run_config(self) -> dict:
         """The settings a resumed run must share with the interrupted one."""
         raise NotImplementedError
+
+    def training_record(self) -> dict:
+        """What the released checkpoint says of its training: `run_config()`, and `init` (the starting
+        checkpoint's file name, not its path) for a run started with `--init`."""
+        record = self.run_config()
+        if self.initialized_from is not None:
+            record["init"] = self.initialized_from
+        return record
 
     # ---------------------------------------------------------------- loop
 

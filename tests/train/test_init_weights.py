@@ -45,6 +45,10 @@ def test_a_run_of_no_steps_from_a_checkpoint_is_that_checkpoint(tiny_library, tr
     assert start.keys() == tuned.keys() and all(torch.equal(start[k], tuned[k]) for k in start)
     assert main(train_args(tiny_library, tmp_path / "fresh", epochs="0,0,0")) == 0  # without --init: not them
     assert not all(torch.equal(start[k], v) for k, v in weights(tmp_path / "fresh").items())
+    # the checkpoint says where its training started (the file's name, not its path), and only then
+    training = {name: torch.load(tmp_path / name / "model.pt", weights_only=True)["training"]
+                for name in ("tuned", "fresh")}
+    assert training["tuned"]["init"] == trained.name and "init" not in training["fresh"]
 
 
 @pytest.mark.timeout(300)
