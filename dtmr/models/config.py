@@ -270,8 +270,9 @@ def setting_variant(config: dict, training: dict | None = None) -> str | None:
     paper's, and the loss weights, output adversary learning rate and warmed output critics set by
     `dtmr train --loss-weight` / `--output-adversary-lr` / `--warm-output-critics`, from the checkpoint's
     `training` record: "small", "paper, naive residual", "small, naive residual, kinematic output",
-    "small, output_identity_adversary=2", "small, output adversary lr 0.001", "small, output critics warmed";
-    None for a config without a preset."""
+    "small, output_identity_adversary=2", "small, output adversary lr 0.001", "small, output critics warmed",
+    "small, bf16 training" (`--precision bf16`), "small, from dtmr_small_beta0.2.pt" (`--init`); None for a config
+    without a preset."""
     preset = config.get("preset_name")
     if preset is None:
         return None
@@ -291,6 +292,11 @@ def setting_variant(config: dict, training: dict | None = None) -> str | None:
         parts.append(f"output adversary lr {adversary_lr:g}")
     if training.get("warm_output_critics") is True:
         parts.append("output critics warmed")
+    if training.get("precision") == "bf16":  # `dtmr train --precision bf16`: not the fp32 setting's trainings
+        parts.append("bf16 training")
+    init = training.get("init")
+    if isinstance(init, str) and init:  # `dtmr train --init`: fine-tuned from another checkpoint
+        parts.append(f"from {init}")
     return ", ".join(parts)
 
 

@@ -139,5 +139,9 @@ def test_the_residual_is_the_source_or_its_naive_retarget():
     assert variant_label(config.to_dict(), {"warm_output_critics": "yes"}) == "small, naive residual"
     assert variant_label(config.to_dict(), {"warm_output_critics": True, "seed": 1}) == \
         "small, naive residual, output critics warmed, training seed 1"
+    # a bf16 training and a fine-tuned one are settings of their own (tables average trainings of one setting)
+    assert variant_label(config.to_dict(), {"precision": "bf16", "init": "base.pt", "seed": 2}) == \
+        "small, naive residual, bf16 training, from base.pt, training seed 2"
+    assert variant_label(config.to_dict(), {"precision": "fp32", "init": 3}) == "small, naive residual"
     assert variant_label(config.to_dict(), {"seed": 0}) == variant_label(config.to_dict(), {"seed": "1"}) \
         == variant_label(config.to_dict(), {"seed": True}) == "small, naive residual"
