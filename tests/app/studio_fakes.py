@@ -152,6 +152,13 @@ class FakeRecognizer:
         return e / e.sum(axis=1, keepdims=True)
 
 
+def load_named_recognizer(info, device) -> FakeRecognizer:
+    """A `fakes.load_recognizer`: the fake recognizer with the class names its checkpoint records."""
+    recognizer = FakeRecognizer(info.task, len(info.classes.labels))
+    recognizer.class_names = list(info.classes.class_names)
+    return recognizer
+
+
 def save_fake_checkpoint(path: Path, method: str = "dtmr", beta: float | None = 0.2, task: str | None = None) -> Path:
     """A checkpoint file the catalogue can read (metadata only; the fake loaders ignore the weights)."""
     data = {"format": "dtmr-checkpoint", "version": 1, "method": method, "config": {"preset_name": "small"},

@@ -6,19 +6,12 @@ import os
 import pytest
 from PySide6.QtCore import Qt
 
-from app.state.comparison import ViewKind
-from studio_fakes import settle
-
 
 @pytest.fixture
-def dialog(make_studio, library_file, qtbot):
-    window = make_studio()
-    window.open_path(library_file)
-    qtbot.waitUntil(lambda: ViewKind.RELEASED in window.comparison.clips, timeout=20000)
-    settle(qtbot, window)
-    window.open_export_dialog()
-    yield window.export_dialog
-    window.export_dialog.close()
+def dialog(studio):
+    studio.open_export_dialog()
+    yield studio.export_dialog
+    studio.export_dialog.close()
 
 
 def click_export(dialog, qtbot):

@@ -11,7 +11,7 @@ from app.state.comparison import VIEWS
 from app.ui.model_panel import OTHER_DATA_SET_MARK, PATH_ROLE
 from app.ui.predictions_panel import WITHHELD_CELL
 from dtmr.data.label_set import record_label_set
-from studio_fakes import FakeRecognizer, save_fake_checkpoint, settle
+from studio_fakes import load_named_recognizer, save_fake_checkpoint, settle
 
 SYNTHETIC_ACTIONS = ["walk in place", "wave", "clap", "jump", "squat", "kick", "punch", "bow", "raise arms",
                      "phone call", "drink", "throw"]
@@ -41,12 +41,6 @@ def synthetic_models(tmp_path):
     return folder
 
 
-def named_recognizer(info, device):
-    recognizer = FakeRecognizer(info.task, len(info.classes.labels))
-    recognizer.class_names = list(info.classes.class_names)
-    return recognizer
-
-
 ACTION_LINE = "action recognizer trained on another label set (synthetic, 12 actions; 1 of this library's 3 among " \
               "them): no prediction"
 SUBJECT_LINE = "subject recognizer trained on other people (synthetic, 40 subjects): no prediction"
@@ -65,7 +59,7 @@ def label_shows_all_of_its_text(label) -> bool:
 @pytest.mark.parametrize("size", [None, (1366, 768)])  # the default window size, and a small screen's
 def test_a_recognizer_of_another_label_set_shows_only_its_reason(make_studio, synthetic_models, library_file,
                                                                   fakes, qtbot, size):
-    fakes.load_recognizer = named_recognizer
+    fakes.load_recognizer = load_named_recognizer
     window = make_studio(models_dir=synthetic_models, size=size)
     window.open_path(library_file)
     qtbot.waitUntil(lambda: window.comparison.recognition is not None and not window.controller.busy, timeout=20000)
@@ -90,7 +84,7 @@ def test_a_recognizer_of_another_label_set_shows_only_its_reason(make_studio, sy
 @pytest.mark.timeout(120)
 def test_the_export_dialog_says_why_the_video_has_no_prediction(make_studio, synthetic_models, library_file,
                                                                  fakes, qtbot):
-    fakes.load_recognizer = named_recognizer
+    fakes.load_recognizer = load_named_recognizer
     window = make_studio(models_dir=synthetic_models)
     window.open_path(library_file)
     qtbot.waitUntil(lambda: window.comparison.recognition is not None and not window.controller.busy, timeout=20000)
@@ -146,7 +140,7 @@ def test_the_model_list_says_which_model_fits_which_data(make_studio, synthetic_
     synthetic = torch.load(synthetic_models / "dtmr_small_beta0.2.pt", weights_only=True)
     synthetic["data"] = SYNTHETIC_DATA
     torch.save(synthetic, synthetic_models / "dtmr_small_beta0.2.pt")
-    fakes.load_recognizer = named_recognizer
+    fakes.load_recognizer = load_named_recognizer
     window = make_studio(models_dir=synthetic_models, size=None)
     window.open_path(library_file)
     qtbot.waitUntil(lambda: window.controller.catalog.library is not None and not window.controller.busy,

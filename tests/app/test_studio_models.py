@@ -12,7 +12,7 @@ from app.core.retargeting import NO_MODEL_MESSAGE
 from app.state.comparison import VIEWS, ViewKind
 from dtmr.data.label_set import record_label_set
 from app.ui.screenshots import coloured_pixels, view_pixels
-from studio_fakes import ACTION_NAMES, FakeAnonymizer, FakeRecognizer, save_fake_checkpoint, settle
+from studio_fakes import ACTION_NAMES, FakeAnonymizer, load_named_recognizer, save_fake_checkpoint, settle
 
 
 #: what a recognizer trained on `library_file` records (its class names are the library's, plus one more)
@@ -36,13 +36,6 @@ def models_dir(tmp_path):
     save_library_recognizer(folder / "action.pt", "action")
     save_library_recognizer(folder / "subject.pt", "subject")
     return folder
-
-
-def load_named_recognizer(info, device):
-    """The fake recognizer with the class names its checkpoint records."""
-    recognizer = FakeRecognizer(info.task, len(info.classes.labels))
-    recognizer.class_names = list(info.classes.class_names)
-    return recognizer
 
 
 @pytest.fixture
