@@ -42,6 +42,8 @@ VERDICT_COLUMN = COLUMNS.index("Verdict")
 PLAUSIBILITY_COLUMN = COLUMNS.index("Plausibility")
 #: where a clip sorts before its score arrives, and when it could not be scored (scores are >= 0)
 NOT_SCORED, SCORE_FAILED = -2.0, -1.0
+#: what the Plausibility column shows before a clip's score arrives, and for a clip that could not be scored
+NOT_SCORED_TEXT, SCORE_FAILED_TEXT = "…", "–"
 #: the tooltip of a score of a release opened with its key (its subjects are known, their bodies are not)
 KEYED_RELEASE_TIP = ("Scored against the clip's own mean bone lengths: the key names each clip's source "
                      "subject, not that subject's body")
@@ -179,7 +181,7 @@ class ClipTableModel(QAbstractTableModel):
     def _risk_data(self, row: int, role):
         risk = float(self._risk[row]) if row < len(self._risk) else float("nan")
         if role == Qt.ItemDataRole.DisplayRole:
-            return "" if np.isnan(risk) else f"{risk:.2f}"
+            return "" if np.isnan(risk) else _two_decimals(risk)
         if role == Qt.ItemDataRole.TextAlignmentRole:
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         return None
@@ -189,7 +191,7 @@ class ClipTableModel(QAbstractTableModel):
         scored = column is not None and bool(column.scored[row])
         value = float(column.values[row]) if scored else float("nan")
         if role == Qt.ItemDataRole.DisplayRole:
-            return "…" if not scored else "–" if np.isnan(value) else f"{value:.2f}"
+            return NOT_SCORED_TEXT if not scored else SCORE_FAILED_TEXT if np.isnan(value) else _two_decimals(value)
         if role == Qt.ItemDataRole.ToolTipRole:
             if not scored:
                 return "Being scored…"
@@ -234,15 +236,16 @@ class ClipTableModel(QAbstractTableModel):
             return list(np.unique(self._actions.astype(str))) if n else []
         if column == RISK_COLUMN:
             risk = np.asarray(self._risk, dtype=np.float64)
-            return [f"{v:.2f}" for v in np.unique(np.round(risk[np.isfinite(risk)], 2))]
+            return [_two_decimals(v) for v in np.unique(np.round(risk[np.isfinite(risk)], 2))]
         if column == VERDICT_COLUMN:
             return [str(v) for v in set(self._verdicts.tolist())]
         if column == PLAUSIBILITY_COLUMN:
             scores = self._plausibility
             if scores is None:
-                return ["…"] if n else []
+                return [NOT_SCORED_TEXT] if n else []
             values = np.asarray(scores.values, dtype=np.float64)[np.asarray(scores.scored, dtype=bool)]
-            return ["…", "–", *(f"{v:.2f}" for v in np.unique(np.round(values[np.isfinite(values)], 2)))]
+            return [NOT_SCORED_TEXT, SCORE_FAILED_TEXT,
+                    *(_two_decimals(v) for v in np.unique(np.round(values[np.isfinite(values)], 2)))]
         values = self._ints[INT_KEYS[column - 2]] if self._ints else np.zeros(0, dtype=np.int64)
         return [str(v) for v in np.unique(values) if v >= 0]
 
@@ -254,6 +257,11 @@ class ClipTableModel(QAbstractTableModel):
         entry = library.key.entries[row]
         subject = "unknown subject" if entry.subject is None else f"subject {entry.subject}"
         return f"from {entry.source_clip or f'source clip {entry.source_index}'} ({subject})"
+
+
+def _two_decimals(value: float) -> str:
+    """A risk's or a score's text."""
+    return f"{value:.2f}"
 
 
 def _int_column(values, n: int) -> np.ndarray:
