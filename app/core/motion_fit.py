@@ -34,12 +34,9 @@ def user_models_dir() -> Path:
 
 def new_model_path(folder: Path, library: Path, method: str) -> Path:
     """`folder/<method>_<library>.pt`, or `..._2.pt`, `..._3.pt`: the first name no file has."""
-    stem = f"{method}_{library.stem}"
-    path, number = folder / f"{stem}.pt", 1
-    while path.exists():
-        number += 1
-        path = folder / f"{stem}_{number}.pt"
-    return path
+    from dtmr.io.outputs import unused_path
+
+    return unused_path(folder, f"{method}_{library.stem}", ".pt")
 
 
 @dataclass(frozen=True)

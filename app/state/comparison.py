@@ -19,8 +19,8 @@ from typing import TYPE_CHECKING
 
 from dtmr.render.timeline import comparison_length, frame_index
 
-from ..core.provenance import shown_provenance
 from ..core.foot_sliding import FootSliding
+from ..core.provenance import shown_provenance
 from .events import Signal
 
 if TYPE_CHECKING:

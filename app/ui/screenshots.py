@@ -15,6 +15,8 @@ from PySide6.QtCore import QPoint, QRect, QStandardPaths
 from PySide6.QtGui import QImage, QPainter
 from PySide6.QtWidgets import QWidget
 
+from dtmr.io.outputs import unused_path
+
 from ..render_gl.skeleton_view import SkeletonView
 
 
@@ -79,11 +81,7 @@ def default_screenshot_dir() -> Path:
 def screenshot_path(folder: Path, clip_name: str, frame: int) -> Path:
     """A new file in `folder` for clip `clip_name` at 0-based `frame` (never one that exists)."""
     stem = re.sub(r"[^A-Za-z0-9._-]+", "_", clip_name).strip("._") or "studio"
-    base = f"{stem}_frame{frame + 1:04d}"
-    path, n = folder / f"{base}.png", 2
-    while path.exists():
-        path, n = folder / f"{base}_{n}.png", n + 1
-    return path
+    return unused_path(folder, f"{stem}_frame{frame + 1:04d}", ".png")
 
 
 def save_screenshot(panel: QWidget, views: list[SkeletonView], folder: Path, clip_name: str, frame: int) -> Path:

@@ -224,3 +224,15 @@ def check_output(path: str | Path, *, kind: str, inputs: Sequence[str | Path] = 
             what = "folder" if folder else "file"
             raise DtmrError(f"{shown}: this {what} exists and is not a {label}; use --overwrite to replace it")
     return out
+
+
+def unused_path(folder: str | Path, stem: str, suffix: str) -> Path:
+    """`folder/STEM.SUFFIX`, or `STEM_2.SUFFIX`, `STEM_3.SUFFIX`, ...: the first name no file has, for a
+    writer that names its own output (the Studio's screenshots and fitted models) and so never replaces one."""
+    folder = Path(folder)
+    path, number = folder / f"{stem}{suffix}", 1
+    while path.exists():
+        number += 1
+        path = folder / f"{stem}_{number}{suffix}"
+    return path
+

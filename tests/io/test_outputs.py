@@ -169,3 +169,12 @@ def test_a_file_named_bvh_that_is_not_bvh_is_not_replaced(tmp_path):
     motion = tmp_path / "motion.bvh"
     motion.write_text("HIERARCHY\nROOT hips\n")
     assert check_output(motion, kind="bvh") == motion  # an export of its kind: made again
+
+
+def test_a_writer_that_names_its_own_output_takes_the_first_unused_name(tmp_path):
+    from dtmr.io.outputs import unused_path
+
+    assert unused_path(tmp_path, "ksame_nwucla", ".pt") == tmp_path / "ksame_nwucla.pt"
+    (tmp_path / "ksame_nwucla.pt").write_bytes(b"")
+    (tmp_path / "ksame_nwucla_2.pt").write_bytes(b"")
+    assert unused_path(tmp_path, "ksame_nwucla", ".pt") == tmp_path / "ksame_nwucla_3.pt"
