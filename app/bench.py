@@ -163,9 +163,8 @@ def measure_stall(app, window, seconds: float, min_runs: int, max_seconds: float
     feeder.stop()
     beat.stop()
     _wait(app, lambda: not controller.busy, 300)
-    gaps = [(b - a) * 1000.0 for a, b in zip(beats, beats[1:])]
     return {
-        "max_stall_ms": max(max(gaps) - HEARTBEAT_MS, 0.0) if gaps else float("nan"),
+        "max_stall_ms": longest_stall(beats),
         "measured_s": time.monotonic() - begin,
         "heartbeats": len(beats),
         "inference_runs": len(runs),
@@ -187,14 +186,15 @@ def heartbeat(beats: list[float], cpu: list[float] | None = None) -> QTimer:
     return timer
 
 
-def longest_stalls(beats: list[float], cpu: list[float]) -> tuple[float, float]:
-    """(the longest gap between heartbeats beyond HEARTBEAT_MS, the longest with each gap capped by the
-    process's CPU time in it), in ms; NaN without two beats."""
+def longest_stall(beats: list[float], cpu: list[float] | None = None) -> float:
+    """The longest gap between heartbeats beyond HEARTBEAT_MS, in ms; with `cpu` (the process's CPU time at each
+    beat), each gap capped by the CPU time spent in it. NaN without two beats."""
     if len(beats) < 2:
-        return float("nan"), float("nan")
-    walls = [(b - a) * 1000.0 for a, b in zip(beats, beats[1:])]
-    own = [min(w, (b - a) * 1000.0) for w, a, b in zip(walls, cpu, cpu[1:])]
-    return max(max(walls) - HEARTBEAT_MS, 0.0), max(max(own) - HEARTBEAT_MS, 0.0)
+        return float("nan")
+    gaps = [(b - a) * 1000.0 for a, b in zip(beats, beats[1:])]
+    if cpu is not None:
+        gaps = [min(gap, (b - a) * 1000.0) for gap, a, b in zip(gaps, cpu, cpu[1:])]
+    return max(max(gaps) - HEARTBEAT_MS, 0.0)
 
 
 def measure_open_stall(app, window, path: Path, timeout_s: float = 600.0) -> dict:
@@ -214,8 +214,7 @@ def measure_open_stall(app, window, path: Path, timeout_s: float = 600.0) -> dic
 
     _wait(app, settled, timeout_s)
     timer.stop()
-    wall, own = longest_stalls(beats, cpu)
-    return {"open_max_stall_ms": wall, "open_own_stall_ms": own,
+    return {"open_max_stall_ms": longest_stall(beats), "open_own_stall_ms": longest_stall(beats, cpu),
             "open_s": time.perf_counter() - begin, "open_clips": len(controller.library.source)}
 
 
