@@ -80,7 +80,7 @@ def metres_per_unit(path, height: float, units: str | None, scale: float | None,
 def check_height(path, height_m: float, given: bool) -> str:
     """"" for a body of a person's height (or one that cannot be measured); otherwise an InputError, or a warning
     when the unit was `given`."""
-    if _is_person(height_m) or not math.isfinite(height_m):
+    if passes_as_person(height_m):
         return ""
     problem = f"the body is {height_m:.3g} m tall, outside {MIN_HEIGHT_M:g}-{MAX_HEIGHT_M:g} m"
     if not given:
@@ -90,6 +90,11 @@ def check_height(path, height_m: float, given: bool) -> str:
 
 def _is_person(height_m: float) -> bool:
     return bool(MIN_HEIGHT_M <= height_m <= MAX_HEIGHT_M)
+
+
+def passes_as_person(height_m: float) -> bool:
+    """A body `height_m` metres tall needs no word: a person's height, or one that cannot be measured."""
+    return not math.isfinite(height_m) or _is_person(height_m)
 
 
 def _size_problem(height: float) -> str:

@@ -9,7 +9,6 @@ standing, walking or exercising person has that; a recording lying down all the 
 
 from __future__ import annotations
 
-import math
 from pathlib import Path
 
 import numpy as np
@@ -60,7 +59,7 @@ def _person_sized(joints: np.ndarray, units: str, path: str) -> tuple[np.ndarray
     lower-body marker set); else rescaled to the unit that does, with a warning (a file written without
     POINT:UNITS, or with the wrong one); an InputError naming the file when no unit does."""
     height = body_size.body_height(joints, NTU25.name)
-    if not math.isfinite(height) or body_size.MIN_HEIGHT_M <= height <= body_size.MAX_HEIGHT_M:
+    if body_size.passes_as_person(height):
         return joints, {}
     file_scale = UNIT_SCALE[units.lower()]
     in_file_units = height / file_scale

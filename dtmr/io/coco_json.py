@@ -524,10 +524,10 @@ def _size_warning(joints: np.ndarray, extra: dict[str, str]) -> dict[str, str]:
     """An import note and warning when the body read is no person's height (0.8-2.5 m, `body_size`): the
     file's numbers are taken as metres or millimetres and nothing else, so a body in other units arrives at
     the wrong size; {} otherwise."""
-    from .body_size import MAX_HEIGHT_M, MIN_HEIGHT_M, body_height
+    from .body_size import MAX_HEIGHT_M, MIN_HEIGHT_M, body_height, passes_as_person
 
     height = body_height(joints, COCO17.name)
-    if not np.isfinite(height) or MIN_HEIGHT_M <= height <= MAX_HEIGHT_M:
+    if passes_as_person(height):
         return {}
     unit = "mm" if extra.get("units") else "m"
     return notes(f"units {unit} (COCO 3-D keypoints are read as metres or millimetres)",
