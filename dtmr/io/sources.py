@@ -123,6 +123,8 @@ def open_clip_source(
 def _refuse_unused_options(path: Path, options: ImportOptions) -> None:
     """The up axis, unit and scale reach only the BVH and 3-D pose-array readers, and the joint map only BVH:
     given for another file they would be ignored without a word, so they are refused, naming the file."""
+    if not options.any:
+        return  # and the file is not opened here (`is_pose_npy` reads a .npz's member list)
     suffix = path.suffix.lower()
     bvh = suffix == BVH_SUFFIX
     pose = path.is_file() and (suffix == NPY_SUFFIX or (suffix == NPZ_SUFFIX and is_pose_npy(path)))
