@@ -16,6 +16,17 @@ def positive_int(text: str) -> int:
     return value
 
 
+def positive_float(text: str) -> float:
+    """A number above 0 (NaN and infinity refused)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not 0 < value < float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a positive number, got {text!r}")
+    return value
+
+
 def attacker_epochs(text: str) -> int | dict[str, int]:
     """`--epochs`: `N` for every neural attacker, or `sgn=5,tcn=30` per attacker."""
     from .attacker_names import ATTACKER_NAMES, UNTRAINED

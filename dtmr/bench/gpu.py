@@ -36,7 +36,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Callable
 
-from ..argtypes import positive_int
+from ..argtypes import positive_float, positive_int
 
 BATCHES = ("1", "256", "auto")
 #: (graph, precision) per way of running the model
@@ -83,15 +83,6 @@ QUICK = Settings(ways=("graph fp32", "graph bf16"), batches=("256", "auto"), sec
                  e2e_clips=2048)
 
 
-def _positive_seconds(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected seconds, got {text!r}") from None
-    if not value > 0:
-        raise argparse.ArgumentTypeError(f"must be more than 0 s, got {text}")
-    return value
-
 
 def register(subparsers) -> None:
     parser = subparsers.add_parser(
@@ -104,9 +95,9 @@ def register(subparsers) -> None:
                              f"--clips {QUICK.clips} --e2e-clips {QUICK.e2e_clips} (each option still overrides)")
     parser.add_argument("--preset", default="paper", choices=("paper", "small"),
                         help="the untrained model timed (default paper)")
-    parser.add_argument("--seconds", type=_positive_seconds, default=None, metavar="S",
+    parser.add_argument("--seconds", type=positive_float, default=None, metavar="S",
                         help=f"timed seconds of batches per throughput figure (default {FULL.seconds:g})")
-    parser.add_argument("--budget", type=_positive_seconds, default=None, metavar="S",
+    parser.add_argument("--budget", type=positive_float, default=None, metavar="S",
                         help=f"the most seconds one figure takes, warm-up included (default {FULL.budget:g}): "
                              "a batch whose warm-up takes over half of it is reported too slow")
     parser.add_argument("--clips", type=positive_int, default=None, metavar="N",

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from ..argtypes import positive_float
 from ..errors import CheckpointError, DtmrError, InputError
 from ..io.clip_source import resolve_clip
 from ..terminal import Progress
@@ -22,16 +23,6 @@ def _size(text: str) -> tuple[int, int]:
     if width < 1 or height < 1:
         raise argparse.ArgumentTypeError(f"size must be positive, got {text!r}")
     return width, height
-
-
-def _positive_float(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        value = float("nan")
-    if not value > 0:
-        raise argparse.ArgumentTypeError(f"must be a positive number, got {text!r}")
-    return value
 
 
 def register(subparsers) -> None:
@@ -63,7 +54,7 @@ def register(subparsers) -> None:
     parser.add_argument("-o", "--output", required=True, metavar="OUT", help="output file, .mp4 or .gif")
     parser.add_argument("--overwrite", action="store_true", help="replace OUT even if it is not a video")
     parser.add_argument("--size", type=_size, metavar="WxH", help="whole frame size (default 640x480 per panel)")
-    parser.add_argument("--fps", type=_positive_float, metavar="N", help="frames per second (default: the clip's)")
+    parser.add_argument("--fps", type=positive_float, metavar="N", help="frames per second (default: the clip's)")
     parser.add_argument("--frames", metavar="A:B", help="comparison frames A (inclusive) to B (exclusive), as a slice")
     parser.add_argument("--seed", type=int, default=0, help="seed of the random reference (default 0)")
     parser.add_argument(
