@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import Callable
 
 from ..argtypes import positive_float, positive_int
+from ..models.precision import PRECISIONS
 
 BATCHES = ("1", "256", "auto")
 #: (graph, precision) per way of running the model
@@ -285,7 +286,7 @@ def release_difference(model_path, sources, references, batch: int = 256) -> dic
     from ..models.anonymizer import Anonymizer
 
     outputs = {}
-    for precision in ("fp32", "bf16"):
+    for precision in PRECISIONS:
         anonymizer = Anonymizer.from_checkpoint(model_path, device="cuda", precision=precision)
         outputs[precision] = anonymizer.retarget_pairs(sources, references, batch_size=batch)
     distances = {"full": [], "released": []}

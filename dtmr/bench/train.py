@@ -21,6 +21,7 @@ import time
 
 from ..argtypes import positive_int
 from ..methods import DTMR, display_name
+from ..models.precision import PRECISIONS
 from ..train.presets import PRESETS, TRAINABLE_METHODS
 
 METHODS = TRAINABLE_METHODS
@@ -42,7 +43,7 @@ def register(subparsers) -> None:
                         help="quadruplets per epoch (default: each trainer's)")
     parser.add_argument("--steps", type=positive_int, default=3, metavar="N", help="timed steps per stage")
     parser.add_argument("--device", default=None, help="cpu, cuda, cuda:1 (default: CUDA when available)")
-    parser.add_argument("--precision", default="fp32", choices=("fp32", "bf16"),
+    parser.add_argument("--precision", default="fp32", choices=PRECISIONS,
                         help="DisentangledTMR only: train under bfloat16 autocast, as dtmr train --precision "
                              "(default fp32)")
     parser.add_argument("--threads", type=positive_int, default=None, metavar="N", help="torch intra-op threads")

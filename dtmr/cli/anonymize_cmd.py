@@ -9,6 +9,7 @@ import contextlib
 
 from ..argtypes import attacker_epochs, positive_int
 from ..methods import names
+from ..models.precision import PRECISIONS
 from ..terminal import Progress
 
 
@@ -60,7 +61,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--batch", default="auto", metavar="auto|N",
                    help="clips per model batch, at most a chunk (default auto: 32 on the CPU, what fits in a "
                         "GPU's free memory)")
-    p.add_argument("--precision", choices=("fp32", "bf16"), default="fp32",
+    p.add_argument("--precision", choices=PRECISIONS, default="fp32",
                    help="bf16: the model under bf16 autocast, on a CUDA device only (default fp32)")
     p.add_argument("--cuda-graph", action="store_true",
                    help="replay a DisentangledTMR's 64-step decode from a CUDA graph (CUDA only)")

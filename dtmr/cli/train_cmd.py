@@ -16,6 +16,7 @@ from pathlib import Path
 
 from ..argtypes import parse_loss_weight
 from ..methods import DTMR
+from ..models.precision import PRECISIONS
 from ..train.presets import (
     BASELINE,
     BETAS,
@@ -113,7 +114,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--warm-output-critics", action="store_true",
                    help="also train the output action classifier, output identity adversary and sequence "
                         "discriminator in stage 2, so they are not at chance when stage 3 starts (DisentangledTMR)")
-    p.add_argument("--precision", choices=("fp32", "bf16"), default="fp32",
+    p.add_argument("--precision", choices=PRECISIONS, default="fp32",
                    help="bf16: the forward passes and losses run under bfloat16 autocast on the run's device, the "
                         "weights stay float32; for a GPU (CUDA). The CPU's autocast works too (what the tests "
                         "check); keep fp32 there (default fp32; DisentangledTMR; docs/training.md)")

@@ -49,8 +49,8 @@ from ..data.label_set import record_label_set
 from ..data.quadruplets import QuadrupletSampler
 from ..errors import DtmrError
 from ..models.checkpoints.checkpoint import save_checkpoint
+from ..models.precision import PRECISIONS
 from ..models.serving.prepare import prepare_for_inference
-from ..models.serving.runner import PRECISIONS
 from ..methods import residual as residual_kind
 from ..models.config import DTMRConfig
 from ..models.dtmr import DisentangledTMR

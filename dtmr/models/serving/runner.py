@@ -22,9 +22,9 @@ import torch
 from torch import nn
 
 from ...errors import DtmrError
+from ..precision import PRECISIONS
 from .prepare import prepare_for_inference
 
-PRECISIONS = ("fp32", "bf16")
 #: the model batch on the CPU, and `auto`'s there (what `anonymize_batch` has always used)
 CPU_BATCH = 32
 #: share of the free device memory `auto` fills (the rest absorbs the allocator's fragmentation)
